@@ -1,0 +1,1 @@
+export { TenorError, toTenorError } from "./tenor-error.js";
