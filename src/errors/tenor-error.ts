@@ -22,7 +22,12 @@ export class TenorError extends Error {
 
   /** A JSON-safe view for logs, problem+json bodies and journal records. */
   toJSON(): { code: string; message: string; retryable: boolean; details: Record<string, unknown> } {
-    return { code: this.code, message: this.message, retryable: this.retryable, details: { ...this.details } };
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      details: { ...this.details },
+    };
   }
 }
 

@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { BusinessError } from "../src/engine/errors.js";
+import { defineWorkflow } from "../src/engine/workflow.js";
+
+/**
+ * The quick-start demo: issue a demo asset. Two steps, an approval signal with a deadline, a
+ * durable sleep and a child workflow — every kind of wait the engine offers, end to end.
+ * It touches no chain: the "deployments" are deterministic stand-ins.
+ */
+
+export const ProvisionWalletInput = z.object({ orgId: z.string().min(1), purpose: z.string().min(1) });
+export const ProvisionWalletOutput = z.object({ walletId: z.string() });
+
+export const provisionDemoWallet = defineWorkflow({
+  name: "demo.provision-wallet",
+  version: 1,
+  input: ProvisionWalletInput,
+  output: ProvisionWalletOutput,
+  async run(ctx, input) {
+    const id = await ctx.uuid();
+    return ctx.step("wallet.create", () => ({ walletId: `wallet-${input.purpose}-${id.slice(0, 8)}` }));
+  },
+});
+
+export const DemoIssueInput = z.object({
+  orgId: z.string().min(1).default("demo"),
+  symbol: z.string().regex(/^[A-Z0-9]{2,11}$/, "must be 2–11 upper-case letters or digits"),
+  /** How long the approval may take, e.g. "30s", "24h". */
+  approvalTimeout: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/)
+    .default("1h"),
+  /** The settlement pause after approval, e.g. "2s". */
+  settle: z
+    .string()
+    .regex(/^\d+(ms|s|m|h|d)$/)
+    .default("2s"),
+});
+
+export const DemoIssueOutput = z.object({
+  symbol: z.string(),
+  feedAddress: z.string(),
+  tokenAddress: z.string(),
+  treasuryWallet: z.string(),
+  approvedBy: z.string(),
+});
+
+export const Approval = z.object({
+  approved: z.boolean(),
+  approver: z.string().min(1),
+  reason: z.string().optional(),
+});
+
+export const demoAssetIssue = defineWorkflow({
+  name: "demo.asset-issue",
+  version: 1,
+  input: DemoIssueInput,
+  output: DemoIssueOutput,
+  async run(ctx, input) {
+    ctx.progress({ phase: "deploy", done: 0, total: 4 });
+    const feed = await ctx.step("feed.deploy", () => ({ address: demoAddress("feed", input.symbol) }));
+    const token = await ctx.step("token.deploy", () => ({ address: demoAddress("token", input.symbol) }));
+    ctx.progress({ phase: "approval", done: 2, total: 4 });
+    const decision = await ctx.waitForSignal("approval", {
+      schema: Approval,
+      timeout: input.approvalTimeout as `${number}s`,
+    });
+    if (decision.timedOut) {
+      throw new BusinessError(
+        "APPROVAL_EXPIRED",
+        `no approval for ${input.symbol} within ${input.approvalTimeout}`,
+      );
+    }
+    if (!decision.payload.approved) {
+      throw new BusinessError("APPROVAL_REJECTED", `${decision.payload.approver} rejected ${input.symbol}`, {
+        reason: decision.payload.reason ?? null,
+      });
+    }
+    await ctx.sleep("settle", input.settle as `${number}s`);
+    ctx.progress({ phase: "treasury", done: 3, total: 4 });
+    const treasury = await ctx.child(provisionDemoWallet, { orgId: input.orgId, purpose: "treasury" });
+    ctx.progress({ phase: "done", done: 4, total: 4 });
+    return {
+      symbol: input.symbol,
+      feedAddress: feed.address,
+      tokenAddress: token.address,
+      treasuryWallet: treasury.walletId,
+      approvedBy: decision.payload.approver,
+    };
+  },
+});
+
+function demoAddress(kind: string, symbol: string): string {
+  return `0x${createHash("sha256").update(`${kind}:${symbol}`).digest("hex").slice(0, 40)}`;
+}

@@ -1,0 +1,33 @@
+import { TenorError } from "../errors/tenor-error.js";
+
+/** One violated rule: which key, what value it had, and the rule it broke. */
+export interface ConfigIssue {
+  key: string;
+  value: unknown;
+  rule: string;
+}
+
+/** Raised once with every violation found, so an operator fixes them all in one pass. */
+export class ConfigError extends TenorError {
+  readonly issues: readonly ConfigIssue[];
+
+  constructor(issues: ConfigIssue[]) {
+    super("CONFIG_INVALID", ConfigError.describe(issues), { details: { issues } });
+    this.issues = Object.freeze([...issues]);
+  }
+
+  static describe(issues: ConfigIssue[]): string {
+    const lines = issues.map((i) => `  - ${i.key} = ${formatValue(i.value)}: ${i.rule}`);
+    return `Invalid configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`;
+  }
+}
+
+function formatValue(value: unknown): string {
+  if (value === undefined) return "(missing)";
+  if (typeof value === "string") return JSON.stringify(value);
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

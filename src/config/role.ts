@@ -1,0 +1,18 @@
+import { TenorError } from "../errors/tenor-error.js";
+
+/** The three roles of DESIGN §1. There is no combined role. */
+export const ROLES = ["api", "runner", "indexer"] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ROLE_ENV = "DAPI_ROLE";
+
+/** Reads DAPI_ROLE; a missing or unknown value is an error naming the allowed values. */
+export function parseRole(value: string | undefined): Role {
+  if (value !== undefined && (ROLES as readonly string[]).includes(value)) return value as Role;
+  const shown = value === undefined || value === "" ? "(missing)" : JSON.stringify(value);
+  throw new TenorError(
+    "ROLE_INVALID",
+    `${ROLE_ENV} = ${shown}: must be one of ${ROLES.join(", ")} (each process runs exactly one role; there is no combined role)`,
+    { details: { key: ROLE_ENV, value: value ?? null, allowed: [...ROLES] } },
+  );
+}

@@ -1,0 +1,148 @@
+import { z } from "zod";
+
+/**
+ * The configuration schema: the single place where keys, defaults, units and rules live.
+ * Nested keys mirror the dotted names of DESIGN §2.6 (`durable.sharding.shardCount`, ...).
+ * Every rule carries a message that names the rule itself, because ConfigError reports
+ * `key = value: rule`.
+ */
+
+const port = (fallback: number) =>
+  z.coerce
+    .number()
+    .int("must be an integer")
+    .min(1, "must be 1–65535")
+    .max(65535, "must be 1–65535")
+    .default(fallback);
+
+const positiveInt = (fallback: number, min = 1) =>
+  z.coerce.number().int("must be an integer").min(min, `must be ≥ ${min}`).default(fallback);
+
+const connectionUrl = (scheme: string[]) =>
+  z
+    .string({ error: "is required" })
+    .min(1, "is required")
+    .refine(
+      (v) => scheme.some((s) => v.startsWith(`${s}://`)),
+      `must be a URL starting with ${scheme.join(":// or ")}://`,
+    );
+
+/** Blockchain health cadence: whole minutes at or above 60 s, a divisor of 60 below it. */
+const healthIntervalSeconds = z.coerce
+  .number()
+  .int("must be an integer")
+  .min(1, "must be ≥ 1")
+  .refine(
+    (v) => (v >= 60 ? v % 60 === 0 : 60 % v === 0),
+    "≥ 60 must be whole minutes (a multiple of 60); below 60 must divide 60",
+  )
+  .default(60);
+
+export const configSchema = z
+  .object({
+    /** PostgreSQL URL (DATABASE_URL). Required: never defaulted, never empty. */
+    databaseUrl: connectionUrl(["postgres", "postgresql"]),
+    /** Redis URL (REDIS_URL). Required. */
+    redisUrl: connectionUrl(["redis", "rediss"]),
+    /** Prefix of every BullMQ and Tenor key in Redis; lets several deployments or tests share one Redis. */
+    redisPrefix: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:-]+$/, "must match [A-Za-z0-9_.:-]+")
+      .default("tenor"),
+    logLevel: z
+      .enum(["error", "warn", "info", "debug"], "must be one of error, warn, info, debug")
+      .default("info"),
+    api: z
+      .object({ port: port(3000) })
+      .strict()
+      .default({ port: 3000 }),
+    runner: z
+      .object({ healthPort: port(3001) })
+      .strict()
+      .default({ healthPort: 3001 }),
+    indexer: z
+      .object({ healthPort: port(3002) })
+      .strict()
+      .default({ healthPort: 3002 }),
+    shutdown: z
+      .object({
+        /** Bounded drain after SIGTERM, in milliseconds. */
+        graceMs: positiveInt(10_000, 100),
+      })
+      .strict()
+      .default({ graceMs: 10_000 }),
+    durable: z
+      .object({
+        sharding: z
+          .object({ shardCount: positiveInt(64) })
+          .strict()
+          .default({ shardCount: 64 }),
+        confirmationWatcher: z
+          .object({
+            intervalMs: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(50, "50 ≤ v ≤ 60000")
+              .max(60_000, "50 ≤ v ≤ 60000")
+              .default(250),
+          })
+          .strict()
+          .default({ intervalMs: 250 }),
+        retention: z
+          .object({ days: positiveInt(30) })
+          .strict()
+          .default({ days: 30 }),
+        /**
+         * BullMQ job lock: a runner that dies is detected after at most about
+         * `lockDurationMs + stalledIntervalMs`. Shorter means faster takeover and more
+         * false takeovers of a runner whose event loop stalls (fencing keeps those safe).
+         */
+        lock: z
+          .object({
+            lockDurationMs: positiveInt(4_000, 500),
+            stalledIntervalMs: positiveInt(3_000, 500),
+          })
+          .strict()
+          .default({ lockDurationMs: 4_000, stalledIntervalMs: 3_000 }),
+        /** Workflow turns one runner process advances at once. */
+        runnerConcurrency: positiveInt(100),
+        /** Recovery of suspended executions: exponential backoff, bounded in count and time. */
+        recovery: z
+          .object({
+            maxAttempts: positiveInt(10),
+            maxDurationMs: positiveInt(3_600_000, 1_000),
+            baseDelayMs: positiveInt(1_000, 10),
+            maxDelayMs: positiveInt(60_000, 10),
+          })
+          .strict()
+          .default({ maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 }),
+        /** The convergent sweep that re-enqueues executions PostgreSQL says should move. */
+        sweep: z
+          .object({ intervalMs: positiveInt(5_000, 100), graceMs: positiveInt(10_000, 0) })
+          .strict()
+          .default({ intervalMs: 5_000, graceMs: 10_000 }),
+      })
+      .strict()
+      .default({
+        sharding: { shardCount: 64 },
+        confirmationWatcher: { intervalMs: 250 },
+        retention: { days: 30 },
+        lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
+        runnerConcurrency: 100,
+        recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
+        sweep: { intervalMs: 5_000, graceMs: 10_000 },
+      }),
+    monitoring: z
+      .object({
+        blockchainHealthCollector: z
+          .object({ intervalSeconds: healthIntervalSeconds })
+          .strict()
+          .default({ intervalSeconds: 60 }),
+      })
+      .strict()
+      .default({ blockchainHealthCollector: { intervalSeconds: 60 } }),
+  })
+  .strict();
+
+/** The validated, frozen configuration every module receives. */
+export type TenorConfig = z.infer<typeof configSchema>;

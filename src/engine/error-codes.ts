@@ -1,0 +1,37 @@
+/**
+ * Stable error codes of the engine. Business outcomes and infrastructure failures are
+ * distinct codes (DESIGN §2.3); none is ever reworded once shipped.
+ */
+export const ENGINE_ERRORS = {
+  /** The workflow name is not registered in this process. */
+  WORKFLOW_UNKNOWN: "WORKFLOW_UNKNOWN",
+  /** A workflow or activity was declared (imported) but not given to the registry. */
+  WORKFLOW_NOT_REGISTERED: "WORKFLOW_NOT_REGISTERED",
+  WORKFLOW_DEFINITION_INVALID: "WORKFLOW_DEFINITION_INVALID",
+  /** The start input failed the workflow's input schema. */
+  INPUT_INVALID: "INPUT_INVALID",
+  /** A step or workflow result failed its schema. */
+  OUTPUT_INVALID: "OUTPUT_INVALID",
+  /** Replay met a journal position whose recorded name or kind differs from the code. */
+  NON_DETERMINISM: "NON_DETERMINISM",
+  /** Suspension recovery ran out of attempts or time. */
+  RECOVERY_EXHAUSTED: "RECOVERY_EXHAUSTED",
+  /** Workflow code threw something that is not a business error, outside any step. */
+  WORKFLOW_CODE_ERROR: "WORKFLOW_CODE_ERROR",
+  /** A child workflow failed; details carry the child's failure. */
+  CHILD_FAILED: "CHILD_FAILED",
+  /** This turn's fencing token is stale: another runner advanced the execution. */
+  TURN_FENCED: "TURN_FENCED",
+  /** An idempotency key was reused with a different request. */
+  IDEMPOTENCY_KEY_REUSED: "IDEMPOTENCY_KEY_REUSED",
+  EXECUTION_NOT_FOUND: "EXECUTION_NOT_FOUND",
+  /** A signal was sent to an execution that already completed or failed. */
+  EXECUTION_TERMINAL: "EXECUTION_TERMINAL",
+  /** A step result that is not JSON-safe and has no schema to encode it. */
+  STEP_RESULT_NOT_SERIALIZABLE: "STEP_RESULT_NOT_SERIALIZABLE",
+  DURATION_INVALID: "DURATION_INVALID",
+  /** Cooperative cancellation requested through the API. */
+  CANCELLED: "CANCELLED",
+} as const;
+
+export type EngineErrorCode = (typeof ENGINE_ERRORS)[keyof typeof ENGINE_ERRORS];

@@ -1,0 +1,198 @@
+import { createHash, randomUUID } from "node:crypto";
+import { z } from "zod";
+import { TenorError } from "../errors/tenor-error.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
+import type { FailureRecord } from "./errors.js";
+import type { ExecutionStatus, ExecutionStore, JournalEntry, WaitDescriptor } from "./execution-store.js";
+import type { WorkflowRegistry } from "./registry.js";
+
+/** The status projection of one execution, as the API and the CLI show it. */
+export interface ExecutionView {
+  id: string;
+  workflow: string;
+  workflowVersion: number;
+  orgId: string;
+  status: ExecutionStatus;
+  waitingFor: WaitDescriptor[] | null;
+  wakeAt: string | null;
+  progress: Record<string, unknown> | null;
+  output: unknown;
+  failure: FailureRecord | null;
+  hold: FailureRecord | null;
+  recoveryAttempts: number;
+  parentId: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface JournalView extends JournalEntry {
+  startedAt: string;
+  completedAt: string | null;
+}
+
+/** Read model and signal intake; implemented in src/store. */
+export interface ExecutionQueries {
+  view(executionId: string): Promise<ExecutionView | null>;
+  journal(executionId: string): Promise<JournalView[]>;
+  /** Stores a signal; false when this idempotency key was already delivered. */
+  insertSignal(
+    executionId: string,
+    name: string,
+    payload: unknown,
+    idempotencyKey: string | null,
+  ): Promise<boolean>;
+}
+
+/** What the client needs from the transport: enqueue a new execution, ring a parked one. */
+export interface ExecutionTransport {
+  enqueue(executionId: string, workflow: string): Promise<void>;
+  wake(executionId: string, workflow?: string): Promise<void>;
+}
+
+export interface StartRequest {
+  workflow: string;
+  input: unknown;
+  orgId?: string;
+  idempotencyKey?: string;
+}
+
+export interface StartResult {
+  executionId: string;
+  /** False when the idempotency key named an existing execution. */
+  created: boolean;
+}
+
+const TERMINAL: readonly ExecutionStatus[] = ["completed", "failed"];
+
+/**
+ * Starts executions, delivers signals and reads status. Used by the API role and the CLI; it never
+ * runs workflow code. The execution row is committed before its job is enqueued, so a crash in
+ * between leaves work the sweep finds, never a job without a row.
+ */
+export class ExecutionClient {
+  constructor(
+    private readonly deps: {
+      registry: WorkflowRegistry;
+      store: ExecutionStore;
+      queries: ExecutionQueries;
+      transport: ExecutionTransport;
+    },
+  ) {}
+
+  async start(request: StartRequest): Promise<StartResult> {
+    const workflow = this.deps.registry.get(request.workflow);
+    const parsed = workflow.input.safeParse(request.input);
+    if (!parsed.success) {
+      throw new TenorError(
+        ENGINE_ERRORS.INPUT_INVALID,
+        `input of ${workflow.name} is invalid: ${z.prettifyError(parsed.error)}`,
+        {
+          details: {
+            workflow: workflow.name,
+            issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+          },
+        },
+      );
+    }
+    const input = z.encode(workflow.input, parsed.data);
+    const orgId = request.orgId ?? "default";
+    const requestHash = hashRequest(workflow.name, input);
+    const { summary, created } = await this.deps.store.createExecution({
+      id: randomUUID(),
+      workflow: workflow.name,
+      workflowVersion: workflow.version,
+      orgId,
+      input,
+      key: workflow.key ? workflow.key(parsed.data) : null,
+      idempotencyKey: request.idempotencyKey ?? null,
+      requestHash,
+      parentId: null,
+      parentPosition: null,
+    });
+    if (!created && summary.requestHash !== requestHash) {
+      throw new TenorError(
+        ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED,
+        `idempotency key ${JSON.stringify(request.idempotencyKey)} was used for a different request (execution ${summary.id})`,
+        { details: { idempotencyKey: request.idempotencyKey, executionId: summary.id } },
+      );
+    }
+    if (!TERMINAL.includes(summary.status)) await this.deps.transport.enqueue(summary.id, workflow.name);
+    return { executionId: summary.id, created };
+  }
+
+  /** Delivers a signal; it is kept until a wait consumes it, and wakes the execution now. */
+  async signal(
+    executionId: string,
+    name: string,
+    payload: unknown,
+    options: { orgId?: string; idempotencyKey?: string } = {},
+  ) {
+    const view = await this.requireView(executionId, options.orgId);
+    if (TERMINAL.includes(view.status)) {
+      throw new TenorError(
+        ENGINE_ERRORS.EXECUTION_TERMINAL,
+        `execution ${executionId} is ${view.status}; it takes no signals`,
+        {
+          details: { executionId, status: view.status },
+        },
+      );
+    }
+    const stored = await this.deps.queries.insertSignal(
+      executionId,
+      name,
+      payload,
+      options.idempotencyKey ?? null,
+    );
+    await this.deps.transport.wake(executionId, view.workflow);
+    return { delivered: stored };
+  }
+
+  async view(executionId: string, orgId?: string): Promise<ExecutionView> {
+    return this.requireView(executionId, orgId);
+  }
+
+  async journal(executionId: string, orgId?: string): Promise<JournalView[]> {
+    await this.requireView(executionId, orgId);
+    return this.deps.queries.journal(executionId);
+  }
+
+  /** Polls the projection until the execution is terminal or `timeoutMs` passes; returns the last view. */
+  async waitForTerminal(executionId: string, timeoutMs: number, orgId?: string): Promise<ExecutionView> {
+    const deadline = Date.now() + timeoutMs;
+    let pause = 20;
+    for (;;) {
+      const view = await this.requireView(executionId, orgId);
+      if (TERMINAL.includes(view.status) || Date.now() >= deadline) return view;
+      await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
+      pause = Math.min(pause * 2, 500);
+    }
+  }
+
+  private async requireView(executionId: string, orgId: string | undefined): Promise<ExecutionView> {
+    const view = z.uuid().safeParse(executionId).success ? await this.deps.queries.view(executionId) : null;
+    // Another organisation's execution is reported exactly like a missing one.
+    if (!view || (orgId !== undefined && view.orgId !== orgId)) {
+      throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`, {
+        details: { executionId },
+      });
+    }
+    return view;
+  }
+}
+
+/** SHA-256 of the canonical request, to tell a replayed request from a different one. */
+export function hashRequest(workflow: string, input: unknown): string {
+  return createHash("sha256").update(canonicalJson({ workflow, input })).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

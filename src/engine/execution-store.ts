@@ -1,0 +1,105 @@
+import type { FailureRecord } from "./errors.js";
+
+/**
+ * The engine's view of storage (DESIGN §2.4): small, and implemented in src/store with raw SQL
+ * on the journal's hot path. Every write that advances an execution carries a Fence; a stale
+ * fence makes the write refuse (TurnFencedError) instead of applying.
+ */
+
+export type ExecutionStatus = "running" | "waiting" | "suspended" | "completed" | "failed";
+export type JournalKind = "step" | "sleep" | "signal" | "child" | "condition" | "now" | "uuid" | "random";
+export type JournalState = "pending" | "ok" | "error";
+
+export interface JournalEntry {
+  position: number;
+  kind: JournalKind;
+  name: string;
+  state: JournalState;
+  result: unknown;
+  error: FailureRecord | null;
+  attempts: number;
+}
+
+/** The fencing token of one turn: the execution and the turn number it took. */
+export interface Fence {
+  executionId: string;
+  turn: number;
+}
+
+/** One thing a waiting execution waits for, as the status projection shows it. */
+export interface WaitDescriptor {
+  kind: "timer" | "signal" | "child" | "condition" | "recovery" | "fix";
+  name: string;
+  position?: number;
+  /** ISO timestamp of the deadline or wake time, when there is one. */
+  until?: string;
+  /** Kind-specific facts: the child's id, the failing step, ... */
+  details?: Record<string, unknown>;
+}
+
+export interface TurnStart {
+  fence: Fence;
+  workflow: string;
+  workflowVersion: number;
+  orgId: string;
+  input: unknown;
+  parentId: string | null;
+  recoveryAttempts: number;
+  suspendedSince: Date | null;
+  createdAt: Date;
+  journal: JournalEntry[];
+}
+
+export interface NewExecution {
+  id: string;
+  workflow: string;
+  workflowVersion: number;
+  orgId: string;
+  input: unknown;
+  key: string | null;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+  parentId: string | null;
+  parentPosition: number | null;
+}
+
+export interface ExecutionSummary {
+  id: string;
+  workflow: string;
+  orgId: string;
+  status: ExecutionStatus;
+  output: unknown;
+  failure: FailureRecord | null;
+  requestHash: string | null;
+  parentId: string | null;
+}
+
+export interface ExecutionStore {
+  /** Takes the next turn (fencing token) and loads the whole journal in one query; null when terminal or missing. */
+  beginTurn(executionId: string): Promise<TurnStart | null>;
+  appendEntry(fence: Fence, entry: JournalEntry): Promise<void>;
+  /** Resolves a pending position exactly once. */
+  resolveEntry(
+    fence: Fence,
+    position: number,
+    state: "ok" | "error",
+    result: unknown,
+    error: FailureRecord | null,
+  ): Promise<void>;
+  /** Consumes the oldest unconsumed signal of that name into the pending position; null when none is there. */
+  consumeSignal(fence: Fence, position: number, name: string): Promise<{ payload: unknown } | null>;
+  /** True when a signal with one of these names waits unconsumed (the lost-wake-up re-check). */
+  hasUnconsumedSignal(executionId: string, names: readonly string[]): Promise<boolean>;
+  /** Inserts a child execution unless it exists; returns its summary either way. */
+  createExecution(
+    execution: NewExecution,
+    fence?: Fence,
+  ): Promise<{ summary: ExecutionSummary; created: boolean }>;
+  getSummary(executionId: string): Promise<ExecutionSummary | null>;
+  setProgress(fence: Fence, progress: Record<string, unknown>): Promise<void>;
+  complete(fence: Fence, output: unknown): Promise<void>;
+  fail(fence: Fence, failure: FailureRecord): Promise<void>;
+  park(fence: Fence, waits: WaitDescriptor[], wakeAt: Date | null): Promise<void>;
+  suspend(fence: Fence, wait: WaitDescriptor, wakeAt: Date): Promise<{ attempts: number; since: Date }>;
+  hold(fence: Fence, failure: FailureRecord, wakeAt: Date): Promise<void>;
+}

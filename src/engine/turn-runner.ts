@@ -1,0 +1,208 @@
+import { z } from "zod";
+import { TenorError } from "../errors/tenor-error.js";
+import type { Logger } from "../observability/logger.js";
+import { type ChildDispatcher, type EngineHooks, WorkflowContext } from "./context.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
+import { BusinessError, type FailureRecord, TurnFencedError, toFailureRecord } from "./errors.js";
+import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-store.js";
+import type { WorkflowRegistry } from "./registry.js";
+import { backoffDelayMs } from "./retry-policy.js";
+
+/** Bounds of suspension recovery (DESIGN §2.3); from `durable.recovery` in the config. */
+export interface RecoveryPolicy {
+  maxAttempts: number;
+  maxDurationMs: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+}
+
+/** How long a held (non-deterministic) execution waits before a runner tries it again. */
+export const HOLD_RETRY_MS = 60_000;
+
+/** What one turn ended with; the transport (BullMQ) maps each to a job move. */
+export type TurnOutcome =
+  | { kind: "gone" }
+  | { kind: "completed"; parentId: string | null }
+  | { kind: "failed"; parentId: string | null; failure: FailureRecord }
+  | { kind: "fenced" }
+  | { kind: "parked"; wakeAt: number | null; waitsForChild: boolean; signalNames: string[] }
+  | { kind: "suspended"; wakeAt: number }
+  | { kind: "held"; wakeAt: number };
+
+export interface TurnRunnerDeps {
+  store: ExecutionStore;
+  registry: WorkflowRegistry;
+  dispatcher: ChildDispatcher;
+  recovery: RecoveryPolicy;
+  logger: Logger;
+  hooks?: EngineHooks;
+  clock?: () => number;
+}
+
+/**
+ * Advances one execution by one turn: takes the fencing token, loads the journal in one query,
+ * replays the body from the top and records how the turn ended (DESIGN §2.2).
+ */
+export class TurnRunner {
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: TurnRunnerDeps) {
+    this.clock = deps.clock ?? Date.now;
+  }
+
+  async run(executionId: string): Promise<TurnOutcome> {
+    const start = await this.deps.store.beginTurn(executionId);
+    if (!start) return { kind: "gone" };
+    try {
+      return await this.advance(start);
+    } catch (error) {
+      if (error instanceof TurnFencedError) return { kind: "fenced" };
+      throw error;
+    }
+  }
+
+  private async advance(start: TurnStart): Promise<TurnOutcome> {
+    const { store } = this.deps;
+    const { fence } = start;
+    if (!this.deps.registry.has(start.workflow)) {
+      // Another release may know it: hold rather than fail, like non-determinism.
+      const error = new TenorError(
+        ENGINE_ERRORS.WORKFLOW_UNKNOWN,
+        `workflow ${start.workflow} is not registered on this runner`,
+      );
+      const wakeAt = this.clock() + HOLD_RETRY_MS;
+      await store.hold(fence, toFailureRecord(error, ENGINE_ERRORS.WORKFLOW_UNKNOWN), new Date(wakeAt));
+      return { kind: "held", wakeAt };
+    }
+    const workflow = this.deps.registry.get(start.workflow);
+    const parsedInput = workflow.input.safeParse(start.input);
+    if (!parsedInput.success) {
+      const failure = toFailureRecord(
+        new BusinessError(
+          ENGINE_ERRORS.INPUT_INVALID,
+          `stored input failed the schema: ${z.prettifyError(parsedInput.error)}`,
+        ),
+        ENGINE_ERRORS.INPUT_INVALID,
+      );
+      await store.fail(fence, failure);
+      return { kind: "failed", parentId: start.parentId, failure };
+    }
+    const ctx = new WorkflowContext({
+      fence,
+      orgId: start.orgId,
+      journal: start.journal,
+      store,
+      dispatcher: this.deps.dispatcher,
+      hooks: this.deps.hooks ?? {},
+      clock: this.clock,
+    });
+    let result: { ok: true; value: unknown } | { ok: false; error: unknown };
+    try {
+      result = { ok: true, value: await workflow.run(ctx, parsedInput.data) };
+    } catch (error) {
+      result = { ok: false, error };
+    }
+    await ctx.drain();
+    const reason = ctx.stop.reason;
+    if (reason) return this.stopTurn(start, reason);
+    if (!result.ok) return this.failTurn(start, result.error);
+    let output: unknown;
+    try {
+      output = z.encode(workflow.output, result.value as never);
+    } catch (error) {
+      return this.failTurn(
+        start,
+        new BusinessError(
+          ENGINE_ERRORS.OUTPUT_INVALID,
+          `workflow output failed its schema: ${(error as Error).message}`,
+        ),
+      );
+    }
+    await store.complete(fence, output);
+    return { kind: "completed", parentId: start.parentId };
+  }
+
+  private async failTurn(start: TurnStart, error: unknown): Promise<TurnOutcome> {
+    const isBusiness = error instanceof TenorError && !error.retryable;
+    const failure = toFailureRecord(error, ENGINE_ERRORS.WORKFLOW_CODE_ERROR);
+    if (!isBusiness) {
+      failure.code = ENGINE_ERRORS.WORKFLOW_CODE_ERROR;
+      this.deps.logger.error("workflow code threw outside any step", {
+        executionId: start.fence.executionId,
+        workflow: start.workflow,
+        error: (error as Error)?.stack ?? String(error),
+      });
+    }
+    await this.deps.store.fail(start.fence, failure);
+    return { kind: "failed", parentId: start.parentId, failure };
+  }
+
+  private async stopTurn(
+    start: TurnStart,
+    reason: NonNullable<WorkflowContext["stop"]["reason"]>,
+  ): Promise<TurnOutcome> {
+    const { store } = this.deps;
+    const now = this.clock();
+    switch (reason.kind) {
+      case "fenced":
+        return { kind: "fenced" };
+      case "park":
+        await store.park(start.fence, reason.waits, reason.wakeAt === null ? null : new Date(reason.wakeAt));
+        return {
+          kind: "parked",
+          wakeAt: reason.wakeAt,
+          waitsForChild: reason.child,
+          signalNames: reason.signalNames,
+        };
+      case "hold": {
+        const wakeAt = now + HOLD_RETRY_MS;
+        await store.hold(
+          start.fence,
+          toFailureRecord(reason.error, ENGINE_ERRORS.NON_DETERMINISM),
+          new Date(wakeAt),
+        );
+        this.deps.logger.warn("execution held for non-determinism", {
+          executionId: start.fence.executionId,
+          workflow: start.workflow,
+          error: reason.error.message,
+        });
+        return { kind: "held", wakeAt };
+      }
+      case "suspend":
+        return this.suspendTurn(start, reason.wait, now);
+    }
+  }
+
+  /** Suspends with bounded, growing recovery delays; past the bound the run fails RECOVERY_EXHAUSTED. */
+  private async suspendTurn(start: TurnStart, wait: WaitDescriptor, now: number): Promise<TurnOutcome> {
+    const { recovery } = this.deps;
+    const attempt = start.recoveryAttempts + 1;
+    const since = start.suspendedSince?.getTime() ?? now;
+    if (attempt > recovery.maxAttempts || now - since > recovery.maxDurationMs) {
+      const failure = toFailureRecord(
+        new TenorError(
+          ENGINE_ERRORS.RECOVERY_EXHAUSTED,
+          `recovery of "${wait.name}" exhausted after ${attempt - 1} attempts over ${Math.round((now - since) / 1000)} s`,
+          {
+            retryable: true,
+            details: { step: wait.name, attempts: attempt - 1, lastError: wait.details ?? null },
+          },
+        ),
+        ENGINE_ERRORS.RECOVERY_EXHAUSTED,
+      );
+      await this.deps.store.fail(start.fence, failure);
+      return { kind: "failed", parentId: start.parentId, failure };
+    }
+    const delayMs = backoffDelayMs(
+      { initialDelayMs: recovery.baseDelayMs, factor: 2, maxDelayMs: recovery.maxDelayMs, jitter: 0.2 },
+      attempt,
+    );
+    const wakeAt = now + delayMs;
+    await this.deps.store.suspend(
+      start.fence,
+      { ...wait, until: new Date(wakeAt).toISOString(), details: { ...wait.details, attempt } },
+      new Date(wakeAt),
+    );
+    return { kind: "suspended", wakeAt };
+  }
+}

@@ -1,0 +1,70 @@
+import type { NonDeterminismError } from "./errors.js";
+import type { WaitDescriptor } from "./execution-store.js";
+
+/**
+ * Thrown into workflow code when the turn has to stop (a wait, a suspension, a hold or a stale
+ * fence). Workflow code should let it pass; if it catches it, the engine stops the turn anyway.
+ */
+export class StopSignal extends Error {
+  constructor() {
+    super("the turn stops here; the engine resumes the execution later");
+    this.name = "StopSignal";
+  }
+}
+
+export type StopReason =
+  | { kind: "park"; waits: WaitDescriptor[]; wakeAt: number | null; child: boolean; signalNames: string[] }
+  | { kind: "suspend"; wait: WaitDescriptor }
+  | { kind: "hold"; error: NonDeterminismError }
+  | { kind: "fenced" };
+
+const SEVERITY: Record<StopReason["kind"], number> = { park: 0, suspend: 1, hold: 2, fenced: 3 };
+
+/**
+ * Why the turn stops. Several branches of `Promise.all` may stop for different reasons; the most
+ * severe wins (fenced > hold > suspend > park) and parks accumulate every wait they name.
+ */
+export class TurnStop {
+  reason: StopReason | null = null;
+
+  get closed(): boolean {
+    return this.reason !== null;
+  }
+
+  park(
+    wait: WaitDescriptor,
+    wakeAt: number | null,
+    also: { child?: boolean; signalName?: string } = {},
+  ): void {
+    if (this.reason && this.reason.kind !== "park") return;
+    const current = this.reason ?? {
+      kind: "park" as const,
+      waits: [],
+      wakeAt: null,
+      child: false,
+      signalNames: [],
+    };
+    current.waits.push(wait);
+    if (wakeAt !== null) current.wakeAt = current.wakeAt === null ? wakeAt : Math.min(current.wakeAt, wakeAt);
+    if (also.child) current.child = true;
+    if (also.signalName) current.signalNames.push(also.signalName);
+    this.reason = current;
+  }
+
+  suspend(wait: WaitDescriptor): void {
+    this.escalate({ kind: "suspend", wait });
+  }
+
+  hold(error: NonDeterminismError): void {
+    this.escalate({ kind: "hold", error });
+  }
+
+  fence(): void {
+    this.escalate({ kind: "fenced" });
+  }
+
+  private escalate(next: StopReason): void {
+    if (this.reason && SEVERITY[this.reason.kind] >= SEVERITY[next.kind]) return;
+    this.reason = next;
+  }
+}

@@ -1,0 +1,65 @@
+import type { z } from "zod";
+import { TenorError } from "../errors/tenor-error.js";
+import type { WorkflowContext } from "./context.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
+
+/** What `defineWorkflow` takes (DESIGN §2.1). */
+export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
+  /** Stable name: the API route segment and the BullMQ job name. Lowercase, dot-separated. */
+  name: string;
+  /** Bumped when the body changes in a way the journal of running executions could not replay. */
+  version: number;
+  /** Decodes the API/journal encoding into typed values (and encodes them back for storage). */
+  input: z.ZodType<I, IEnc>;
+  output: z.ZodType<O, OEnc>;
+  /** Optional keyed serialization: executions with one key run one at a time (DESIGN §2.5). */
+  key?: (input: I) => string;
+  run(ctx: WorkflowContext, input: I): Promise<O>;
+}
+
+export interface WorkflowDefinition<I = unknown, O = unknown> extends Readonly<WorkflowSpec<I, O>> {
+  readonly kind: "workflow";
+}
+
+export const WORKFLOW_NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
+
+/**
+ * Every workflow defined in this process, so a runner can refuse to start when one was
+ * declared (its module imported) but not registered: a child call to it would otherwise wait forever.
+ */
+const declared = new Map<string, WorkflowDefinition<unknown, unknown>>();
+
+/** Defines a workflow. Validates the name and version at once; the result is frozen. */
+export function defineWorkflow<I, O, IEnc = unknown, OEnc = unknown>(
+  spec: WorkflowSpec<I, O, IEnc, OEnc>,
+): WorkflowDefinition<I, O> {
+  if (!WORKFLOW_NAME_PATTERN.test(spec.name)) {
+    throw new TenorError(
+      ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
+      `workflow name ${JSON.stringify(spec.name)} must match ${WORKFLOW_NAME_PATTERN} (for example "asset.create")`,
+      { details: { field: "name", value: spec.name } },
+    );
+  }
+  if (!Number.isInteger(spec.version) || spec.version < 1) {
+    throw new TenorError(
+      ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
+      `workflow ${spec.name}: version ${String(spec.version)} must be an integer ≥ 1`,
+      { details: { field: "version", value: spec.version } },
+    );
+  }
+  const definition = Object.freeze({ ...spec, kind: "workflow" as const }) as unknown as WorkflowDefinition<
+    I,
+    O
+  >;
+  declared.set(spec.name, definition as WorkflowDefinition<unknown, unknown>);
+  return definition;
+}
+
+/** Names of all workflows defined in this process so far. */
+export function declaredWorkflowNames(): string[] {
+  return [...declared.keys()];
+}
+
+/** Any workflow, for registries and lists; the body's input type is erased there on purpose. */
+// biome-ignore lint/suspicious/noExplicitAny: input and output are invariant; a list of workflows must erase them.
+export type AnyWorkflow = WorkflowDefinition<any, any>;

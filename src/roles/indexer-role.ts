@@ -1,0 +1,20 @@
+import { startHealthServer } from "../observability/health-server.js";
+import type { RoleContext, RoleHandle } from "./role-handle.js";
+
+/**
+ * The indexer role. It owns the Ledger Index (DESIGN §5); until per-chain ingest lands it holds
+ * its connections and reports health, so deployments and the supervisor treat it like the others.
+ */
+export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
+  const { server } = await startHealthServer({
+    port: ctx.config.indexer.healthPort,
+    checks: ctx.readiness,
+    state: ctx.health,
+  });
+  ctx.logger.info("indexer started", { healthPort: ctx.config.indexer.healthPort, chains: [] });
+  return {
+    async stop() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { TenorConfig } from "../config/schema.js";
+import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
+import type { Logger } from "../observability/logger.js";
+import type { Dependencies } from "./dependencies.js";
+
+/** What a role's start function gets. */
+export interface RoleContext {
+  config: TenorConfig;
+  logger: Logger;
+  deps: Dependencies;
+  health: HealthState;
+  readiness: Record<string, ReadinessCheck>;
+}
+
+/** A started role: `stop` releases everything it holds; persisted work stays for another replica. */
+export interface RoleHandle {
+  stop(): Promise<void>;
+}

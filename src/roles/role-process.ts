@@ -1,0 +1,98 @@
+import { ConfigError } from "../config/config-error.js";
+import { loadConfig } from "../config/load-config.js";
+import { parseRole, type Role } from "../config/role.js";
+import type { TenorConfig } from "../config/schema.js";
+import { toTenorError } from "../errors/tenor-error.js";
+import type { HealthState } from "../observability/health-server.js";
+import { createLogger, republishProcessWarnings } from "../observability/logger.js";
+import { startApiRole } from "./api-role.js";
+import { connectDependencies } from "./dependencies.js";
+import { startIndexerRole } from "./indexer-role.js";
+import type { RoleContext, RoleHandle } from "./role-handle.js";
+import { startRunnerRole } from "./runner-role.js";
+
+/** Exit codes: 0 clean stop, 1 runtime failure, 2 invalid role or configuration. */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+const STARTERS: Record<Role, (ctx: RoleContext) => Promise<RoleHandle>> = {
+  api: startApiRole,
+  runner: startRunnerRole,
+  indexer: startIndexerRole,
+};
+
+export interface ProcessIo {
+  env: Readonly<Record<string, string | undefined>>;
+  stderr: (text: string) => void;
+  exit: (code: number) => void;
+  onSignal: (signal: "SIGTERM" | "SIGINT", handler: () => void) => void;
+}
+
+/**
+ * One process, one role: validate the role and the configuration (exit 2 naming what is wrong),
+ * connect, start the role, serve health, and on SIGTERM drain within the grace period and exit 0.
+ */
+export async function runRoleProcess(io: ProcessIo): Promise<void> {
+  let role: Role;
+  let config: TenorConfig;
+  try {
+    role = parseRole(io.env.DAPI_ROLE);
+    config = loadConfig({ env: io.env });
+  } catch (error) {
+    io.stderr(`tenor: ${(error as Error).message}\n`);
+    io.exit(
+      error instanceof ConfigError || toTenorError(error).code === "ROLE_INVALID" ? EXIT.usage : EXIT.failure,
+    );
+    return;
+  }
+  const logger = createLogger({ level: config.logLevel, base: { role } }).child({ component: "main" });
+  republishProcessWarnings(logger);
+  const health: HealthState = { draining: false };
+  let handle: RoleHandle | undefined;
+  let deps: Awaited<ReturnType<typeof connectDependencies>> | undefined;
+  try {
+    deps = await connectDependencies(config, role);
+    const { pool, redis } = deps;
+    const readiness = {
+      postgresql: async () => void (await pool.query("SELECT 1")),
+      redis: async () => void (await redis.ping()),
+    };
+    handle = await STARTERS[role]({
+      config,
+      logger: logger.child({ component: role }),
+      deps,
+      health,
+      readiness,
+    });
+  } catch (error) {
+    const failure = toTenorError(error);
+    logger.error("role failed to start", { code: failure.code, error: failure.message });
+    io.stderr(`tenor: ${role} failed to start: ${failure.message}\n`);
+    await deps?.close();
+    io.exit(EXIT.failure);
+    return;
+  }
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    health.draining = true;
+    logger.info("draining", { signal, graceMs: config.shutdown.graceMs });
+    const timer = setTimeout(() => {
+      logger.error("drain exceeded the grace period; exiting", { graceMs: config.shutdown.graceMs });
+      io.exit(EXIT.failure);
+    }, config.shutdown.graceMs);
+    timer.unref();
+    try {
+      await handle?.stop();
+      await deps?.close();
+      clearTimeout(timer);
+      logger.info("stopped");
+      io.exit(EXIT.ok);
+    } catch (error) {
+      logger.error("shutdown failed", { error: (error as Error).message });
+      io.exit(EXIT.failure);
+    }
+  };
+  io.onSignal("SIGTERM", () => void shutdown("SIGTERM"));
+  io.onSignal("SIGINT", () => void shutdown("SIGINT"));
+}

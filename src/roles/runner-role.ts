@@ -1,0 +1,37 @@
+import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { WorkflowRegistry } from "../engine/registry.js";
+import { startHealthServer } from "../observability/health-server.js";
+import { assertNoEviction } from "../runtime/redis-connection.js";
+import { startRunnerRuntime } from "../runtime/runner-runtime.js";
+import type { RoleContext, RoleHandle } from "./role-handle.js";
+
+/** The runner role: workflow workers, the sweep; never the public API (DESIGN §1). */
+export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
+  // Registration first: before any startup work touches the database or a chain (DESIGN §7).
+  const registry = new WorkflowRegistry(ALL_WORKFLOWS);
+  registry.assertAllDeclaredRegistered();
+  await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
+  const runtime = await startRunnerRuntime({
+    config: ctx.config,
+    registry,
+    logger: ctx.logger,
+    pool: ctx.deps.pool,
+    workerRedis: ctx.deps.workerRedis,
+    producerRedis: ctx.deps.redis,
+  });
+  const { server } = await startHealthServer({
+    port: ctx.config.runner.healthPort,
+    checks: ctx.readiness,
+    state: ctx.health,
+  });
+  ctx.logger.info("runner started", {
+    workflows: registry.names(),
+    healthPort: ctx.config.runner.healthPort,
+  });
+  return {
+    async stop() {
+      await runtime.stop();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

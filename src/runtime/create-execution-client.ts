@@ -1,0 +1,30 @@
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import { ExecutionClient } from "../engine/execution-client.js";
+import type { WorkflowRegistry } from "../engine/registry.js";
+import type { Logger } from "../observability/logger.js";
+import { PgExecutionQueries } from "../store/pg-execution-queries.js";
+import { PgExecutionStore } from "../store/pg-execution-store.js";
+import { ExecutionQueue } from "./execution-queue.js";
+
+/** Wires the client to PostgreSQL and the executions queue; `close` releases the queue only. */
+export function createExecutionClient(options: {
+  pool: Pool;
+  redis: Redis;
+  prefix: string;
+  registry: WorkflowRegistry;
+  logger: Logger;
+}): { client: ExecutionClient; queue: ExecutionQueue; close(): Promise<void> } {
+  const queue = new ExecutionQueue(
+    options.redis,
+    options.prefix,
+    options.logger.child({ component: "queue" }),
+  );
+  const client = new ExecutionClient({
+    registry: options.registry,
+    store: new PgExecutionStore(options.pool),
+    queries: new PgExecutionQueries(options.pool),
+    transport: queue,
+  });
+  return { client, queue, close: () => queue.close() };
+}

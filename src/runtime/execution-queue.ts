@@ -1,0 +1,88 @@
+import { type JobsOptions, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { ChildDispatcher } from "../engine/context.js";
+import type { Logger } from "../observability/logger.js";
+import { executionJobId, QUEUE_NAMES } from "./queue-names.js";
+
+/** Job payload: only the id. PostgreSQL holds everything else, so Redis never holds workflow data. */
+export interface ExecutionJobData {
+  executionId: string;
+}
+
+/** Redis keeps finished jobs briefly; PostgreSQL keeps the truth (retention handles it). */
+const BASE_JOB_OPTIONS: JobsOptions = {
+  attempts: 1,
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/**
+ * The producer side of the executions queue: start, wake and child dispatch. A wake is a doorbell
+ * only; a lost one is repaired by the sweep, never by trusting Redis (DESIGN §2.4).
+ */
+export class ExecutionQueue implements ChildDispatcher {
+  readonly queue: Queue<ExecutionJobData>;
+
+  constructor(
+    connection: Redis,
+    readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.queue = new Queue<ExecutionJobData>(QUEUE_NAMES.executions, { connection, prefix });
+  }
+
+  /** Adds the execution's job unless it exists; `delayUntil` (epoch ms) parks it as a timer. */
+  async enqueue(executionId: string, workflow: string, delayUntil?: number): Promise<void> {
+    const delay = delayUntil === undefined ? 0 : Math.max(0, delayUntil - Date.now());
+    await this.queue.add(
+      workflow,
+      { executionId },
+      { ...BASE_JOB_OPTIONS, jobId: executionJobId(executionId), delay },
+    );
+  }
+
+  /**
+   * Adds a child's job linked to its parent's job, so the parent leaves waiting-children when it
+   * finishes. `ignoreDependencyOnFailure` is the failure policy: a child job that fails in Redis
+   * can never strand the parent (BullMQ #3362); the parent then reads the child's truth from
+   * PostgreSQL.
+   */
+  async dispatchChild(child: { id: string; workflow: string }, parentExecutionId: string): Promise<void> {
+    const options: JobsOptions = {
+      ...BASE_JOB_OPTIONS,
+      jobId: executionJobId(child.id),
+      parent: { id: executionJobId(parentExecutionId), queue: this.queue.qualifiedName },
+      ignoreDependencyOnFailure: true,
+    };
+    try {
+      await this.queue.add(child.workflow, { executionId: child.id }, options);
+    } catch (error) {
+      // The parent's job is gone (Redis flushed): run the child unlinked; its completion wakes the parent.
+      if (!/Missing key for parent job/.test((error as Error).message)) throw error;
+      const { parent: _parent, ...unlinked } = options;
+      await this.queue.add(child.workflow, { executionId: child.id }, unlinked);
+    }
+  }
+
+  /**
+   * Moves a parked execution to run now. A job that is active, waiting or waiting for children
+   * is left alone; a missing one is added again.
+   */
+  async wake(executionId: string, workflow = "wake"): Promise<void> {
+    const job = await this.queue.getJob(executionJobId(executionId));
+    if (!job) {
+      await this.enqueue(executionId, workflow);
+      return;
+    }
+    const state = await job.getState();
+    if (state !== "delayed") return;
+    await job.promote().catch((error: Error) => {
+      // Raced with the timer or another wake: the job already moved, which is what we wanted.
+      this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * The SQL of the engine's store, one statement per operation. Parameters $1 and $2 of every
+ * fenced statement are the execution id and the turn it carries.
+ */
+
+const SUMMARY_COLUMNS = "id, workflow, org_id, status, output, failure, request_hash, parent_id";
+
+const TERMINAL_RESET =
+  "waiting_for = NULL, wake_at = NULL, hold = NULL, recovery_attempts = 0, suspended_since = NULL";
+
+export const SQL = {
+  /** Takes the next turn and loads the whole journal in the same round trip. */
+  beginTurn: `
+    WITH t AS (
+      UPDATE executions SET turn = turn + 1, status = 'running', updated_at = now()
+      WHERE id = $1 AND status NOT IN ('completed', 'failed')
+      RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at
+    )
+    SELECT t.*, COALESCE((
+      SELECT json_agg(json_build_object(
+        'position', j.position, 'kind', j.kind, 'name', j.name, 'state', j.state,
+        'result', j.result, 'error', j.error, 'attempts', j.attempts) ORDER BY j.position)
+      FROM journal_entries j WHERE j.execution_id = $1
+    ), '[]'::json) AS journal
+    FROM t`,
+
+  /** Appends many positions of many executions at once; only rows whose fence holds are written. */
+  appendEntries: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[])
+        AS t(execution_id, turn, position, kind, name, state, result, error, attempts)
+    ), fenced AS (
+      SELECT i.* FROM input i JOIN executions e ON e.id = i.execution_id AND e.turn = i.turn
+      FOR SHARE OF e
+    )
+    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at)
+    SELECT execution_id, position, kind::"JournalKind", name, state::"JournalState", result::jsonb, error::jsonb,
+           attempts, turn, CASE WHEN state = 'pending' THEN NULL ELSE now() END
+    FROM fenced
+    ON CONFLICT DO NOTHING
+    RETURNING execution_id, position`,
+
+  resolveEntry: `
+    UPDATE journal_entries j
+    SET state = $4::"JournalState", result = $5::jsonb, error = $6::jsonb, turn = $2, completed_at = now()
+    FROM (SELECT id FROM executions WHERE id = $1 AND turn = $2 FOR SHARE) e
+    WHERE j.execution_id = e.id AND j.position = $3 AND j.state = 'pending'`,
+
+  lockFence: "SELECT 1 FROM executions WHERE id = $1 AND turn = $2 FOR SHARE",
+
+  /** The oldest unconsumed signal of a name, consumed into a position (arrival order, once). */
+  takeSignal: `
+    UPDATE signals SET consumed_at = now(), consumed_position = $3
+    WHERE id = (
+      SELECT id FROM signals WHERE execution_id = $1 AND name = $2 AND consumed_at IS NULL
+      ORDER BY id LIMIT 1 FOR UPDATE
+    )
+    RETURNING payload`,
+
+  hasUnconsumedSignal:
+    "SELECT 1 FROM signals WHERE execution_id = $1 AND name = ANY($2::text[]) AND consumed_at IS NULL LIMIT 1",
+
+  insertExecution: `
+    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                            parent_id, parent_position, status)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running')
+    ON CONFLICT DO NOTHING
+    RETURNING ${SUMMARY_COLUMNS}`,
+
+  /** A child is created only while its parent's turn ($9, $11) is current. */
+  insertChildExecution: `
+    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                            parent_id, parent_position, status)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running'
+    FROM (SELECT id FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
+    ON CONFLICT DO NOTHING
+    RETURNING ${SUMMARY_COLUMNS}`,
+
+  findExisting: `
+    SELECT ${SUMMARY_COLUMNS} FROM executions
+    WHERE id = $1 OR (org_id = $2 AND idempotency_key = $3)
+    LIMIT 1`,
+
+  summary: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = $1`,
+
+  setProgress:
+    "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
+
+  complete: `
+    UPDATE executions SET status = 'completed', output = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
+    WHERE id = $1 AND turn = $2 RETURNING id`,
+
+  fail: `
+    UPDATE executions SET status = 'failed', failure = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
+    WHERE id = $1 AND turn = $2 RETURNING id`,
+
+  park: `
+    UPDATE executions SET status = 'waiting', waiting_for = $3::jsonb, wake_at = $4, hold = NULL,
+                          recovery_attempts = 0, suspended_since = NULL, updated_at = now()
+    WHERE id = $1 AND turn = $2 RETURNING id`,
+
+  suspend: `
+    UPDATE executions SET status = 'suspended', waiting_for = $3::jsonb, wake_at = $4,
+                          recovery_attempts = recovery_attempts + 1,
+                          suspended_since = COALESCE(suspended_since, now()), updated_at = now()
+    WHERE id = $1 AND turn = $2 RETURNING recovery_attempts, suspended_since`,
+
+  hold: `
+    UPDATE executions SET status = 'suspended', hold = $3::jsonb, waiting_for = $4::jsonb, wake_at = $5, updated_at = now()
+    WHERE id = $1 AND turn = $2 RETURNING id`,
+} as const;

@@ -1,0 +1,82 @@
+import type { Pool } from "pg";
+import type { Fence, JournalEntry } from "../engine/execution-store.js";
+import { SQL } from "./execution-sql.js";
+
+interface PendingAppend {
+  fence: Fence;
+  entry: JournalEntry;
+  resolve: (written: boolean) => void;
+  reject: (error: unknown) => void;
+}
+
+/** Most rows one statement carries; keeps statements and lock sets small. */
+const MAX_BATCH = 256;
+/** Statements in flight at once; while they commit, the next batch gathers (group commit). */
+const MAX_IN_FLIGHT = 4;
+
+/**
+ * Group commit for journal appends. Appends made by concurrent executions in the same tick go to
+ * PostgreSQL as one fenced multi-row INSERT and one commit, so the cost of a durable commit is
+ * shared. A single append still leaves on the next turn of the event loop, so serial latency is
+ * one round trip. Each caller learns whether its own row was written (false: fenced).
+ */
+export class JournalBatcher {
+  private queue: PendingAppend[] = [];
+  private inFlight = 0;
+  private scheduled = false;
+
+  constructor(private readonly pool: Pool) {}
+
+  append(fence: Fence, entry: JournalEntry): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ fence, entry, resolve, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.inFlight >= MAX_IN_FLIGHT || this.queue.length === 0) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  private flush(): void {
+    while (this.queue.length > 0 && this.inFlight < MAX_IN_FLIGHT) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      this.inFlight++;
+      this.write(batch).finally(() => {
+        this.inFlight--;
+        this.schedule();
+      });
+    }
+  }
+
+  private async write(batch: PendingAppend[]): Promise<void> {
+    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+    for (const { fence, entry } of batch) {
+      columns[0]?.push(fence.executionId);
+      columns[1]?.push(fence.turn);
+      columns[2]?.push(entry.position);
+      columns[3]?.push(entry.kind);
+      columns[4]?.push(entry.name);
+      columns[5]?.push(entry.state);
+      columns[6]?.push(
+        entry.result === undefined || entry.result === null ? null : JSON.stringify(entry.result),
+      );
+      columns[7]?.push(entry.error === null ? null : JSON.stringify(entry.error));
+      columns[8]?.push(entry.attempts);
+    }
+    try {
+      const { rows } = await this.pool.query(SQL.appendEntries, columns);
+      const written = new Set(
+        rows.map((r: { execution_id: string; position: number }) => `${r.execution_id}/${r.position}`),
+      );
+      for (const item of batch) item.resolve(written.has(`${item.fence.executionId}/${item.entry.position}`));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+    }
+  }
+}

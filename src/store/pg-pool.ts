@@ -1,0 +1,28 @@
+import pg from "pg";
+
+export interface PgPoolOptions {
+  /** Most connections this process opens; priced against PostgreSQL's max_connections per role. */
+  max?: number;
+  /** Shown in pg_stat_activity, so an operator can tell the roles' connections apart. */
+  applicationName: string;
+}
+
+/**
+ * The `pg` pool for the journal's hot path and the read model. TCP keepalives let a dead peer be
+ * noticed in seconds instead of the kernel's two hours.
+ */
+export function createPgPool(connectionString: string, options: PgPoolOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 20,
+    application_name: options.applicationName,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 5_000,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // A connection that dies while idle (server restart, pg_terminate_backend) emits here; the pool
+  // drops it and the next query opens a fresh one. Without a listener the process would crash.
+  pool.on("error", () => undefined);
+  return pool;
+}

@@ -1,0 +1,173 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { composeViolations, dockerfileStages, dockerfileViolations } from "./deploy-contract.js";
+
+/**
+ * docker-compose.yml and the Dockerfile keep the deployment contract (DESIGN §1, §7). No Docker
+ * engine runs here, so the files are parsed; each rule is also shown to fail on a broken copy.
+ */
+
+const root = new URL("../../", import.meta.url);
+const composeText = readFileSync(new URL("docker-compose.yml", root), "utf8");
+const dockerfileText = readFileSync(new URL("Dockerfile", root), "utf8");
+// Compose supports YAML merge keys (`<<: *anchor`); the file uses them to share one image.
+const loadCompose = (): Record<string, Record<string, Record<string, unknown>>> =>
+  parse(composeText, { merge: true });
+
+/** The compose document after `breakIt` has edited a fresh copy. */
+function brokenCompose(breakIt: (services: Record<string, Record<string, unknown>>) => void) {
+  const doc = loadCompose();
+  breakIt(doc.services!);
+  return composeViolations(doc);
+}
+
+describe("docker-compose.yml", () => {
+  it("keeps the whole contract", () => {
+    expect(composeViolations(loadCompose())).toEqual([]);
+  });
+
+  it.each([
+    [
+      "redis without append-only",
+      (s) => (s.redis!.command = "redis-server --maxmemory-policy noeviction"),
+      "--appendonly yes",
+    ],
+    [
+      "redis with an eviction policy",
+      (s) =>
+        (s.redis!.command = ["redis-server", "--appendonly", "yes", "--maxmemory-policy", "allkeys-lru"]),
+      "noeviction",
+    ],
+    ["postgres without healthcheck", (s) => delete s.postgres!.healthcheck, "postgres: healthcheck"],
+    ["redis without healthcheck", (s) => delete s.redis!.healthcheck, "redis: healthcheck"],
+    [
+      "redis healthcheck disabled",
+      (s) => (s.redis!.healthcheck = { disable: true, test: ["CMD", "redis-cli", "ping"] }),
+      "redis: healthcheck",
+    ],
+    ["migrate restarting", (s) => (s.migrate!.restart = "on-failure"), "migrate: restart"],
+    [
+      "migrate running something else",
+      (s) => (s.migrate!.command = ["node", "dist/src/main.js"]),
+      "migrate: command",
+    ],
+    [
+      "runner built from another image",
+      (s) => (s.runner!.image = "tenor-runner:local"),
+      "runner: image/build differs",
+    ],
+    [
+      "migrate built differently",
+      (s) => (s.migrate!.build = { context: "./migrations" }),
+      "migrate: image/build differs",
+    ],
+    [
+      "indexer running as runner",
+      (s) => ((s.indexer!.environment as Record<string, string>).DAPI_ROLE = "runner"),
+      "indexer: DAPI_ROLE is runner",
+    ],
+    [
+      "api without DAPI_ROLE",
+      (s) => delete (s.api!.environment as Record<string, string>).DAPI_ROLE,
+      "api: DAPI_ROLE is undefined",
+    ],
+    [
+      "a combined role",
+      (s) => (s.all = { environment: ["DAPI_ROLE=all"] }),
+      "all: DAPI_ROLE=all is not one of",
+    ],
+    [
+      "api not waiting for migrate",
+      (s) => delete (s.api!.depends_on as Record<string, unknown>).migrate,
+      "api: must depend on migrate",
+    ],
+    [
+      "runner waiting only for redis to start",
+      (s) => (s.runner!.depends_on = ["redis", "postgres", "migrate"]),
+      "runner: must depend on redis with service_healthy",
+    ],
+    [
+      "indexer not waiting for healthy postgres",
+      (s) => ((s.indexer!.depends_on as Record<string, unknown>).postgres = { condition: "service_started" }),
+      "indexer: must depend on postgres",
+    ],
+    [
+      "runner healthcheck on /livez",
+      (s) => (s.runner!.healthcheck = { test: ["CMD", "curl", "-f", "http://127.0.0.1:3001/livez"] }),
+      "runner: healthcheck does not hit /readyz",
+    ],
+    [
+      "api on a local database",
+      (s) =>
+        (s.api!.environment = {
+          DAPI_ROLE: "api",
+          DATABASE_URL: "postgresql://localhost/x",
+          REDIS_URL: "redis://redis:6379",
+        }),
+      "api: DATABASE_URL",
+    ],
+  ] satisfies [string, (s: Record<string, Record<string, unknown>>) => unknown, string][])(
+    "fails for %s",
+    (_name, breakIt, expected) => {
+      const violations = brokenCompose((services) => {
+        breakIt(services);
+      });
+      expect(violations.join("\n")).toContain(expected);
+    },
+  );
+});
+
+describe("Dockerfile", () => {
+  it("keeps the whole contract", () => {
+    expect(dockerfileStages(dockerfileText).length).toBeGreaterThanOrEqual(2);
+    expect(dockerfileViolations(dockerfileText)).toEqual([]);
+  });
+
+  /** The Dockerfile with its final stage edited by `edit` (earlier stages untouched). */
+  function withFinalStage(edit: (finalStage: string) => string): string {
+    const start = dockerfileText.lastIndexOf("\nFROM ");
+    return dockerfileText.slice(0, start) + edit(dockerfileText.slice(start));
+  }
+
+  it.each([
+    ["a single stage", () => dockerfileText.slice(dockerfileText.lastIndexOf("\nFROM ")), "multi-stage"],
+    ["no USER in the final stage", () => withFinalStage((s) => s.replace(/^USER .*$/m, "")), "runs as root"],
+    ["USER root in the final stage", () => withFinalStage((s) => `${s}\nUSER root\n`), "runs as root"],
+    [
+      "a USER only in the build stage",
+      () => `${dockerfileText.replace(/^USER .*$/m, "")}`.replace("WORKDIR /app", "WORKDIR /app\nUSER node"),
+      "runs as root",
+    ],
+    [
+      "CMD running source",
+      () => withFinalStage((s) => s.replace(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "src/main.ts"]')),
+      "CMD must be",
+    ],
+    [
+      "dev dependencies installed",
+      () => withFinalStage((s) => s.replace("npm ci --omit=dev", "npm ci")),
+      "installs dev dependencies",
+    ],
+    [
+      "node_modules copied from build",
+      () => withFinalStage((s) => `${s}\nCOPY --from=build /app/node_modules ./node_modules\n`),
+      "copies node_modules",
+    ],
+  ] satisfies [string, () => string, string][])("fails for %s", (_name, broken, expected) => {
+    expect(dockerfileViolations(broken()).join("\n")).toContain(expected);
+  });
+
+  it("joins continuation lines and skips comments when reading instructions", () => {
+    const stages = dockerfileStages(
+      "ARG X=1\nFROM a AS b\n# RUN npm ci\nRUN npm ci \\\n  --omit=dev\nFROM b\n",
+    );
+    expect(stages).toEqual([
+      [
+        { keyword: "FROM", args: "a AS b" },
+        { keyword: "RUN", args: "npm ci    --omit=dev" },
+      ],
+      [{ keyword: "FROM", args: "b" }],
+    ]);
+  });
+});

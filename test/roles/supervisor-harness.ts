@@ -1,0 +1,116 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * Runs `scripts/local.ts` (the real CLI) as a process against test/fixtures/fake-role.mjs, and
+ * lets a test wait for a line or for the exit instead of sleeping.
+ */
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const fakeRole = "test/fixtures/fake-role.mjs";
+
+/** A running supervisor process and everything it has printed so far. */
+export interface LocalRun {
+  readonly process: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  /** Everything written to stderr so far. */
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stdout + stderr; rejects after `timeoutMs`. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves when the supervisor has exited. */
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Three free TCP ports for the roles' health servers, as the env variables the roles read. */
+export async function freeRolePorts(): Promise<Record<string, string>> {
+  const [api, runner, indexer] = await Promise.all([freePort(), freePort(), freePort()]);
+  return {
+    TENOR_API_PORT: String(api),
+    TENOR_RUNNER_HEALTH_PORT: String(runner),
+    TENOR_INDEXER_HEALTH_PORT: String(indexer),
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
+      );
+    });
+  });
+}
+
+/** Starts the supervisor CLI with the fake role as every role's entry. */
+export function runLocal(args: readonly string[], env: Record<string, string>): LocalRun {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", "scripts/local.ts", "--entry", fakeRole, ...args],
+    {
+      cwd: repoRoot,
+      // NO_COLOR and FORCE_COLOR unset: the pipes are not TTYs, so output must be plain anyway.
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let out = "";
+  let err = "";
+  const waiters = new Set<() => void>();
+  const notify = () => {
+    for (const waiter of waiters) waiter();
+  };
+  child.stdout.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+    notify();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    err += chunk.toString("utf8");
+    notify();
+  });
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.on("close", (code, signal) => {
+      notify();
+      resolve({ code, signal });
+    });
+  });
+  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const match = (out + err).match(pattern);
+        if (match === null) return;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(match);
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
+      }, timeoutMs);
+      waiters.add(check);
+      check();
+    });
+  return { process: child, stdout: () => out, stderr: () => err, waitFor, exit };
+}
+
+/** The pids the supervisor reported starting, by role. */
+export function startedPids(stderr: string): Map<string, number> {
+  const pids = new Map<string, number>();
+  for (const match of stderr.matchAll(/started (\w+) \(pid (\d+)\)/g)) pids.set(match[1]!, Number(match[2]));
+  return pids;
+}
+
+/** Whether a process with this pid still exists (a zombie counts as existing). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
