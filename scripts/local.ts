@@ -4,13 +4,14 @@
  * here and passed into `startSupervisor` as plain values.
  */
 import process from "node:process";
+import { loadConfig } from "../src/config/load-config.js";
 import { toTenorError } from "../src/errors/tenor-error.js";
 import { type Supervisor, startSupervisor } from "../src/roles/supervisor.js";
 import {
   LOCAL_USAGE,
   parseLocalCommandLine,
   roleCommandFor,
-  rolePortsFromEnv,
+  rolePortsFromConfig,
 } from "../src/roles/supervisor-cli.js";
 import { SupervisorError, SupervisorErrorCode } from "../src/roles/supervisor-errors.js";
 import { shouldUseColour } from "../src/roles/supervisor-lines.js";
@@ -35,12 +36,13 @@ async function main(): Promise<number> {
       colour: shouldUseColour(process.stdout, process.env),
       graceMs: cli.graceMs,
       readiness: cli.waitReady
-        ? { ports: rolePortsFromEnv(process.env), timeoutMs: cli.readyTimeoutMs }
+        ? { ports: rolePortsFromConfig(loadConfig({ env: process.env })), timeoutMs: cli.readyTimeoutMs }
         : undefined,
     });
   } catch (thrown) {
     const error = toTenorError(thrown);
     process.stderr.write(`${error.code}: ${error.message}\n`);
+    if (error.code === "CONFIG_INVALID") return USAGE_EXIT_CODE;
     if (error instanceof SupervisorError && error.code === SupervisorErrorCode.invalidOptions) {
       process.stderr.write(`\n${LOCAL_USAGE}`);
       return USAGE_EXIT_CODE;

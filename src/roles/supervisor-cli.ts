@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import type { TenorConfig } from "../config/schema.js";
 import { SupervisorError, SupervisorErrorCode } from "./supervisor-errors.js";
 import {
   DEFAULT_GRACE_MS,
@@ -90,15 +91,11 @@ function parse(argv: readonly string[]) {
   });
 }
 
-/** Each role's health port from the same variables the roles read, with the same defaults. */
-export function rolePortsFromEnv(
-  env: Readonly<Record<string, string | undefined>>,
+/** Each role's health port, from the same validated configuration the roles themselves load. */
+export function rolePortsFromConfig(
+  config: Pick<TenorConfig, "api" | "runner" | "indexer">,
 ): Record<SupervisedRole, number> {
-  return {
-    api: port("TENOR_API_PORT", env.TENOR_API_PORT, 3000),
-    runner: port("TENOR_RUNNER_HEALTH_PORT", env.TENOR_RUNNER_HEALTH_PORT, 3001),
-    indexer: port("TENOR_INDEXER_HEALTH_PORT", env.TENOR_INDEXER_HEALTH_PORT, 3002),
-  };
+  return { api: config.api.port, runner: config.runner.healthPort, indexer: config.indexer.healthPort };
 }
 
 /**
@@ -124,18 +121,6 @@ function milliseconds(flag: string, raw: string | undefined, fallback: number): 
     throw new SupervisorError(
       SupervisorErrorCode.invalidOptions,
       `${flag} must be a positive whole number of milliseconds, got "${raw}"`,
-    );
-  }
-  return value;
-}
-
-function port(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 1 || value > 65_535) {
-    throw new SupervisorError(
-      SupervisorErrorCode.invalidOptions,
-      `${name} must be a port 1-65535, got "${raw}"`,
     );
   }
   return value;

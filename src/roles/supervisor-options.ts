@@ -1,11 +1,12 @@
 import type { Writable } from "node:stream";
+import { ROLES, type Role } from "../config/role.js";
 import { SupervisorError, SupervisorErrorCode } from "./supervisor-errors.js";
 
 /** The roles the supervisor can start, in start order. There is deliberately no combined role. */
-export const SUPERVISED_ROLES = ["api", "runner", "indexer"] as const;
+export const SUPERVISED_ROLES = ROLES;
 
 /** One of {@link SUPERVISED_ROLES}. */
-export type SupervisedRole = (typeof SUPERVISED_ROLES)[number];
+export type SupervisedRole = Role;
 
 /** The program each role runs; the supervisor adds `DAPI_ROLE` to the environment per child. */
 export interface RoleCommand {

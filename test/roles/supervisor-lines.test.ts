@@ -1,6 +1,10 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { parseLocalCommandLine, roleCommandFor, rolePortsFromEnv } from "../../src/roles/supervisor-cli.js";
+import {
+  parseLocalCommandLine,
+  roleCommandFor,
+  rolePortsFromConfig,
+} from "../../src/roles/supervisor-cli.js";
 import {
   LineSplitter,
   labelWidth,
@@ -131,9 +135,17 @@ describe("npm run local command line", () => {
   });
 
   it("reads health ports from the roles' own variables", () => {
-    expect(rolePortsFromEnv({})).toEqual({ api: 3000, runner: 3001, indexer: 3002 });
-    expect(rolePortsFromEnv({ TENOR_RUNNER_HEALTH_PORT: "4001" }).runner).toBe(4001);
-    expect(() => rolePortsFromEnv({ TENOR_API_PORT: "http" })).toThrow("TENOR_API_PORT must be a port");
+    expect(
+      rolePortsFromConfig({
+        api: { port: 3000 },
+        runner: { healthPort: 4001 },
+        indexer: { healthPort: 3002 },
+      }),
+    ).toEqual({
+      api: 3000,
+      runner: 4001,
+      indexer: 3002,
+    });
   });
 
   it("runs TypeScript through tsx and built JavaScript on plain node", () => {

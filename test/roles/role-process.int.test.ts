@@ -1,0 +1,125 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { freePort } from "../support/ports.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
+
+let db: TestDatabase;
+const prefix = testRedisPrefix(import.meta.url);
+const running: RoleProcess[] = [];
+const extraServers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+
+afterAll(async () => {
+  for (const role of running) role.kill("SIGKILL");
+  for (const server of extraServers) server.kill("SIGKILL");
+  await deleteRedisPrefix(prefix);
+  await db.drop();
+});
+
+async function baseEnv(): Promise<Record<string, string>> {
+  return {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl(),
+    TENOR_REDIS_PREFIX: prefix,
+    TENOR_API_PORT: String(await freePort()),
+    TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
+    TENOR_INDEXER_HEALTH_PORT: String(await freePort()),
+  };
+}
+
+function start(env: Record<string, string>): RoleProcess {
+  const role = spawnRole(env);
+  running.push(role);
+  return role;
+}
+
+describe("role process", () => {
+  it("exits 2 naming the allowed roles when DAPI_ROLE is combined or missing", async () => {
+    const env = await baseEnv();
+    for (const role of ["combined", undefined]) {
+      const proc = start(role ? { ...env, DAPI_ROLE: role } : env);
+      expect((await proc.exited).code).toBe(2);
+      expect(proc.output()).toContain("must be one of api, runner, indexer");
+    }
+  });
+
+  it("exits 2 naming the key, the value and the rule of an invalid configuration", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tenor-config-"));
+    const file = join(dir, "tenor.yaml");
+    writeFileSync(file, "durable:\n  confirmationWatcher:\n    intervalMs: 10\n");
+    const proc = start({ ...(await baseEnv()), DAPI_ROLE: "runner", TENOR_CONFIG: file });
+    expect((await proc.exited).code).toBe(2);
+    expect(proc.output()).toContain("durable.confirmationWatcher.intervalMs = 10: 50 ≤ v ≤ 60000");
+  });
+
+  it("exits 1 naming the URL and how to start PostgreSQL when it is unreachable", async () => {
+    const proc = start({
+      ...(await baseEnv()),
+      DAPI_ROLE: "api",
+      DATABASE_URL: "postgresql://tenor:secret@127.0.0.1:1/tenor",
+    });
+    expect((await proc.exited).code).toBe(1);
+    expect(proc.output()).toContain("PostgreSQL at postgresql://tenor:***@127.0.0.1:1/tenor is unreachable");
+    expect(proc.output()).toContain("pg_ctlcluster");
+    expect(proc.output()).not.toContain("secret");
+  });
+
+  for (const role of ["api", "runner", "indexer"] as const) {
+    it(`${role}: serves /livez and /readyz, then drains and exits 0 on SIGTERM`, async () => {
+      const env = await baseEnv();
+      const port = {
+        api: env.TENOR_API_PORT,
+        runner: env.TENOR_RUNNER_HEALTH_PORT,
+        indexer: env.TENOR_INDEXER_HEALTH_PORT,
+      }[role];
+      const proc = start({ ...env, DAPI_ROLE: role });
+      await eventually(
+        `${role} /readyz`,
+        async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200,
+      );
+      expect((await fetch(`http://127.0.0.1:${port}/livez`)).status).toBe(200);
+      proc.kill("SIGTERM");
+      expect(await proc.exited).toEqual({ code: 0, signal: null });
+      expect(proc.output()).toContain('"message":"draining"');
+      expect(proc.output()).toContain('"message":"stopped"');
+    });
+  }
+
+  it("api answers unknown routes with problem+json, not HTML", async () => {
+    const env = await baseEnv();
+    start({ ...env, DAPI_ROLE: "api" });
+    const url = `http://127.0.0.1:${env.TENOR_API_PORT}`;
+    await eventually("api ready", async () => (await fetch(`${url}/readyz`)).status === 200);
+    const res = await fetch(`${url}/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("content-type")).toContain("application/problem+json");
+    expect(await res.json()).toMatchObject({ status: 404, code: "NOT_FOUND", instance: "/v1/nothing-here" });
+  });
+
+  it("refuses to start a runner on a Redis whose maxmemory-policy can evict keys", async () => {
+    const port = await freePort();
+    const server = spawn(
+      "redis-server",
+      ["--port", String(port), "--save", "", "--appendonly", "no", "--maxmemory-policy", "allkeys-lru"],
+      {
+        stdio: "ignore",
+      },
+    );
+    extraServers.push(server);
+    const url = `redis://127.0.0.1:${port}`;
+    const proc = spawnRole({ ...(await baseEnv()), DAPI_ROLE: "runner", REDIS_URL: url });
+    running.push(proc);
+    // The server may take a moment to listen; the role retries its first ping for a few seconds.
+    expect((await proc.exited).code).toBe(1);
+    expect(proc.output()).toContain("maxmemory-policy=allkeys-lru");
+    expect(proc.output()).toContain("CONFIG SET maxmemory-policy noeviction");
+  });
+});
