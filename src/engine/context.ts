@@ -10,7 +10,7 @@ import {
   NonDeterminismError,
   TurnFencedError,
 } from "./errors.js";
-import type { ExecutionStore, Fence, JournalEntry, JournalKind, WaitDescriptor } from "./execution-store.js";
+import type { ExecutionStore, Fence, JournalEntry, JournalKind } from "./execution-store.js";
 import { decodeValue, encodeValue } from "./journal-codec.js";
 import { backoffDelayMs, type RetryPolicy, resolveRetryPolicy } from "./retry-policy.js";
 import { StopSignal, TurnStop } from "./turn-stop.js";

@@ -17,7 +17,11 @@ async function serve(checks: Record<string, () => Promise<void>>, state: HealthS
 describe("health server", () => {
   it("answers /livez without touching dependencies", async () => {
     let called = false;
-    const { url } = await serve({ db: async () => void (called = true) });
+    const { url } = await serve({
+      db: async () => {
+        called = true;
+      },
+    });
     const res = await fetch(`${url}/livez`);
     expect(res.status).toBe(200);
     expect(called).toBe(false);
