@@ -40,6 +40,16 @@ export const SQL = {
     ON CONFLICT DO NOTHING
     RETURNING execution_id, position`,
 
+  /** The single-row form of appendEntries: the common serial case, planned once per connection. */
+  appendEntry: `
+    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at)
+    SELECT e.id, $3, $4::"JournalKind", $5, $6::"JournalState", $7::jsonb, $8::jsonb, $9, e.turn,
+           CASE WHEN $6 = 'pending' THEN NULL ELSE now() END
+    FROM executions e WHERE e.id = $1 AND e.turn = $2
+    FOR SHARE
+    ON CONFLICT DO NOTHING
+    RETURNING execution_id, position`,
+
   resolveEntry: `
     UPDATE journal_entries j
     SET state = $4::"JournalState", result = $5::jsonb, error = $6::jsonb, turn = $2, completed_at = now()

@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool, QueryConfig } from "pg";
 import type { Fence, JournalEntry } from "../engine/execution-store.js";
 import { SQL } from "./execution-sql.js";
 
@@ -55,22 +55,10 @@ export class JournalBatcher {
   }
 
   private async write(batch: PendingAppend[]): Promise<void> {
-    const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
-    for (const { fence, entry } of batch) {
-      columns[0]?.push(fence.executionId);
-      columns[1]?.push(fence.turn);
-      columns[2]?.push(entry.position);
-      columns[3]?.push(entry.kind);
-      columns[4]?.push(entry.name);
-      columns[5]?.push(entry.state);
-      columns[6]?.push(
-        entry.result === undefined || entry.result === null ? null : JSON.stringify(entry.result),
-      );
-      columns[7]?.push(entry.error === null ? null : JSON.stringify(entry.error));
-      columns[8]?.push(entry.attempts);
-    }
     try {
-      const { rows } = await this.pool.query(SQL.appendEntries, columns);
+      const { rows } = await this.pool.query(
+        batch.length === 1 ? singleRow(batch[0] as PendingAppend) : multiRow(batch),
+      );
       const written = new Set(
         rows.map((r: { execution_id: string; position: number }) => `${r.execution_id}/${r.position}`),
       );
@@ -79,4 +67,46 @@ export class JournalBatcher {
       for (const item of batch) item.reject(error);
     }
   }
+}
+
+/** Named statements are parsed and planned once per connection: measured, planning was half the cost. */
+function singleRow({ fence, entry }: PendingAppend): QueryConfig {
+  return {
+    name: "tenor_append_entry",
+    text: SQL.appendEntry,
+    values: [
+      fence.executionId,
+      fence.turn,
+      entry.position,
+      entry.kind,
+      entry.name,
+      entry.state,
+      jsonText(entry.result),
+      jsonText(entry.error),
+      entry.attempts,
+    ],
+  };
+}
+
+function multiRow(batch: PendingAppend[]): QueryConfig {
+  const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  for (const { fence, entry } of batch) {
+    const row = [
+      fence.executionId,
+      fence.turn,
+      entry.position,
+      entry.kind,
+      entry.name,
+      entry.state,
+      jsonText(entry.result),
+      jsonText(entry.error),
+      entry.attempts,
+    ];
+    for (const [i, value] of row.entries()) columns[i]?.push(value);
+  }
+  return { name: "tenor_append_entries", text: SQL.appendEntries, values: columns };
+}
+
+function jsonText(value: unknown): string | null {
+  return value === undefined || value === null ? null : JSON.stringify(value);
 }

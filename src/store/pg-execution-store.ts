@@ -32,7 +32,7 @@ export class PgExecutionStore implements ExecutionStore {
   }
 
   async beginTurn(executionId: string): Promise<TurnStart | null> {
-    const { rows } = await this.pool.query(SQL.beginTurn, [executionId]);
+    const { rows } = await this.pool.query({ name: "tenor_begin_turn", text: SQL.beginTurn, values: [executionId] });
     const row = rows[0];
     if (!row) return null;
     return {
