@@ -32,7 +32,11 @@ export class PgExecutionStore implements ExecutionStore {
   }
 
   async beginTurn(executionId: string): Promise<TurnStart | null> {
-    const { rows } = await this.pool.query({ name: "tenor_begin_turn", text: SQL.beginTurn, values: [executionId] });
+    const { rows } = await this.pool.query({
+      name: "tenor_begin_turn",
+      text: SQL.beginTurn,
+      values: [executionId],
+    });
     const row = rows[0];
     if (!row) return null;
     return {
@@ -46,6 +50,7 @@ export class PgExecutionStore implements ExecutionStore {
       suspendedSince: row.suspended_since,
       createdAt: row.created_at,
       journal: (row.journal as RawEntry[]).map(toEntry),
+      cancelRequestedAt: row.cancel_requested_at,
     };
   }
 
@@ -115,9 +120,16 @@ export class PgExecutionStore implements ExecutionStore {
       execution.parentId,
       execution.parentPosition,
     ];
+    if (!fence && execution.idempotencyKey !== null) {
+      await this.pool.query(SQL.releaseExpiredIdempotencyKey, [execution.orgId, execution.idempotencyKey]);
+    }
     const inserted = await (fence
       ? this.pool.query(SQL.insertChildExecution, [...params, fence.turn])
-      : this.pool.query(SQL.insertExecution, params));
+      : this.pool.query(SQL.insertExecution, [
+          ...params,
+          execution.createdBy ?? null,
+          execution.idempotencyExpiresAt ?? null,
+        ]));
     if (inserted.rows[0]) return { summary: toSummary(inserted.rows[0]), created: true };
     const existing = await this.pool.query(SQL.findExisting, [
       execution.id,
@@ -156,8 +168,9 @@ export class PgExecutionStore implements ExecutionStore {
     fence: Fence,
     wait: WaitDescriptor,
     wakeAt: Date,
+    newOutage: boolean,
   ): Promise<{ attempts: number; since: Date }> {
-    const row = await this.fencedUpdate(fence, "suspension", SQL.suspend, [json([wait]), wakeAt]);
+    const row = await this.fencedUpdate(fence, "suspension", SQL.suspend, [json([wait]), wakeAt, newOutage]);
     return { attempts: row.recovery_attempts, since: row.suspended_since };
   }
 
