@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { type ApprovalOptions, type ApprovalOutcome, waitForApproval } from "./approvals.js";
 import { type Duration, toMilliseconds } from "./duration.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import {
@@ -10,7 +11,7 @@ import {
   NonDeterminismError,
   TurnFencedError,
 } from "./errors.js";
-import type { ExecutionStore, Fence, JournalEntry, JournalKind } from "./execution-store.js";
+import type { ExecutionStore, Fence, JournalEntry, JournalKind, WaitDescriptor } from "./execution-store.js";
 import { decodeValue, encodeValue } from "./journal-codec.js";
 import { backoffDelayMs, type RetryPolicy, resolveRetryPolicy } from "./retry-policy.js";
 import { StopSignal, TurnStop } from "./turn-stop.js";
@@ -41,6 +42,13 @@ export type ConditionResult = { satisfied: true } | { timedOut: true };
 export interface WaitDeadline {
   timeout?: Duration;
   deadline?: Date;
+}
+
+/** How the status projection shows a signal wait (approvals show as kind "approval" with their parameters). */
+export interface WaitPresentation {
+  kind: WaitDescriptor["kind"];
+  name: string;
+  details?: Record<string, unknown>;
 }
 
 /** Starts child executions on the transport (BullMQ) with the parent waiting for them. */
@@ -79,6 +87,9 @@ export class WorkflowContext {
   private readonly journal = new Map<number, JournalEntry>();
   private nextPosition = 0;
   private readonly inflight = new Set<Promise<unknown>>();
+  private lastProgress: Promise<void> = Promise.resolve();
+  /** Positions this turn journaled or resolved: any means the execution moved past its last outage. */
+  private journaledThisTurn = 0;
   readonly stop = new TurnStop();
 
   constructor(private readonly deps: ContextDeps) {
@@ -104,9 +115,17 @@ export class WorkflowContext {
   /** Waits for the signal `name`; early signals are kept and consumed in arrival order, once each. */
   waitForSignal<T>(
     name: string,
-    options: { schema: z.ZodType<T, unknown> } & WaitDeadline,
+    options: { schema: z.ZodType<T, unknown>; presentAs?: WaitPresentation } & WaitDeadline,
   ): Promise<SignalResult<T>> {
     return this.track(this.runSignalWait(name, options));
+  }
+
+  /**
+   * Waits for an identity-bound approval (DESIGN §8): M-of-N approvers, bound to the hash of
+   * `params`, decided through the API. See approvals.ts.
+   */
+  waitForApproval(name: string, options: ApprovalOptions): Promise<ApprovalOutcome> {
+    return waitForApproval(this, name, options);
   }
 
   /** Polls `check` durably every `every` until it holds or the deadline passes. */
@@ -139,7 +158,20 @@ export class WorkflowContext {
   /** Publishes a progress snapshot to the status projection (only when running new work, not replaying). */
   progress(snapshot: Record<string, unknown>): Promise<void> {
     if (this.stop.closed || this.nextPosition < this.journal.size) return Promise.resolve();
-    return this.track(this.write("progress", () => this.deps.store.setProgress(this.deps.fence, snapshot)));
+    // One write after the other: concurrent writes on different pool connections can commit out
+    // of order and leave an older snapshot in the projection.
+    const written = this.track(
+      this.lastProgress.then(() =>
+        this.write("progress", () => this.deps.store.setProgress(this.deps.fence, snapshot)),
+      ),
+    );
+    this.lastProgress = written.catch(() => undefined);
+    return written;
+  }
+
+  /** True when this turn journaled or resolved at least one position (it made progress). */
+  get madeProgress(): boolean {
+    return this.journaledThisTurn > 0;
   }
 
   /** Waits until no call is in flight, so every finished step is journaled before the turn ends. */
@@ -257,7 +289,7 @@ export class WorkflowContext {
 
   private async runSignalWait<T>(
     name: string,
-    options: { schema: z.ZodType<T, unknown> } & WaitDeadline,
+    options: { schema: z.ZodType<T, unknown>; presentAs?: WaitPresentation } & WaitDeadline,
   ): Promise<SignalResult<T>> {
     const { position, entry } = this.claim("signal", name);
     const deadline = entry
@@ -279,14 +311,22 @@ export class WorkflowContext {
     const consumed = await this.write("signal consumption", () =>
       this.deps.store.consumeSignal(this.deps.fence, position, name),
     );
-    if (consumed)
+    if (consumed) {
+      this.journaledThisTurn++;
       return this.decodeSignal({ timedOut: false, payload: consumed.payload }, options.schema, name);
+    }
     if (deadline !== null && this.deps.clock() >= Date.parse(deadline)) {
       await this.resolve(position, "ok", { timedOut: true }, null);
       return { timedOut: true };
     }
     this.stop.park(
-      { kind: "signal", name, position, ...(deadline ? { until: deadline } : {}) },
+      {
+        kind: options.presentAs?.kind ?? "signal",
+        name: options.presentAs?.name ?? name,
+        position,
+        ...(deadline ? { until: deadline } : {}),
+        ...(options.presentAs?.details ? { details: options.presentAs.details } : {}),
+      },
       deadline ? Date.parse(deadline) : null,
       { signalName: name },
     );
@@ -428,21 +468,23 @@ export class WorkflowContext {
     return null;
   }
 
-  private append(entry: JournalEntry): Promise<void> {
-    return this.write(`journal position ${entry.position}`, () =>
+  private async append(entry: JournalEntry): Promise<void> {
+    await this.write(`journal position ${entry.position}`, () =>
       this.deps.store.appendEntry(this.deps.fence, entry),
     );
+    this.journaledThisTurn++;
   }
 
-  private resolve(
+  private async resolve(
     position: number,
     state: "ok" | "error",
     result: unknown,
     error: FailureRecord | null,
   ): Promise<void> {
-    return this.write(`journal position ${position}`, () =>
+    await this.write(`journal position ${position}`, () =>
       this.deps.store.resolveEntry(this.deps.fence, position, state, result, error),
     );
+    this.journaledThisTurn++;
   }
 
   /**

@@ -32,6 +32,10 @@ export const ENGINE_ERRORS = {
   DURATION_INVALID: "DURATION_INVALID",
   /** Cooperative cancellation requested through the API. */
   CANCELLED: "CANCELLED",
+  /** A recorded approval decision names other parameters than the workflow now asks approval for. */
+  APPROVAL_PARAMS_CHANGED: "APPROVAL_PARAMS_CHANGED",
+  /** A workflow that declares `key` was started by a client without keyed admission (src/keyed). */
+  KEYED_ADMISSION_MISSING: "KEYED_ADMISSION_MISSING",
 } as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERRORS)[keyof typeof ENGINE_ERRORS];

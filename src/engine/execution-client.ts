@@ -55,6 +55,10 @@ export interface StartRequest {
   input: unknown;
   orgId?: string;
   idempotencyKey?: string;
+  /** How long the idempotency key stays bound, in ms; unset binds it for the row's lifetime. */
+  idempotencyTtlMs?: number;
+  /** The principal (API key id) starting it; recorded so nobody approves their own request. */
+  createdBy?: string;
 }
 
 export interface StartResult {
@@ -64,6 +68,14 @@ export interface StartResult {
 }
 
 const TERMINAL: readonly ExecutionStatus[] = ["completed", "failed"];
+
+/**
+ * Keyed serialization of workflows (DESIGN §2.5; src/keyed): a keyed execution is admitted into
+ * its key's line instead of being enqueued, and runs when its turn comes.
+ */
+export interface KeyedAdmission {
+  admit(request: { executionId: string; workflow: string; key: string; limit: number }): Promise<void>;
+}
 
 /**
  * Starts executions, delivers signals and reads status. Used by the API role and the CLI; it never
@@ -77,6 +89,8 @@ export class ExecutionClient {
       store: ExecutionStore;
       queries: ExecutionQueries;
       transport: ExecutionTransport;
+      /** Required to start workflows that declare `key`; without it such a start is refused. */
+      keys?: KeyedAdmission;
     },
   ) {}
 
@@ -96,6 +110,14 @@ export class ExecutionClient {
       );
     }
     const input = z.encode(workflow.input, parsed.data);
+    const key = workflow.key ? workflow.key(parsed.data) : null;
+    if (key !== null && !this.deps.keys) {
+      throw new TenorError(
+        ENGINE_ERRORS.KEYED_ADMISSION_MISSING,
+        `workflow ${workflow.name} declares a key but this client has no keyed admission wired in`,
+        { details: { workflow: workflow.name } },
+      );
+    }
     const orgId = request.orgId ?? "default";
     const requestHash = hashRequest(workflow.name, input);
     const { summary, created } = await this.deps.store.createExecution({
@@ -104,11 +126,18 @@ export class ExecutionClient {
       workflowVersion: workflow.version,
       orgId,
       input,
-      key: workflow.key ? workflow.key(parsed.data) : null,
+      key,
+      // A keyed execution waits for its key until the gate admits it (docs/keyed.md).
+      waitingFor: key === null ? null : [{ kind: "key", name: key }],
       idempotencyKey: request.idempotencyKey ?? null,
       requestHash,
       parentId: null,
       parentPosition: null,
+      createdBy: request.createdBy ?? null,
+      idempotencyExpiresAt:
+        request.idempotencyKey !== undefined && request.idempotencyTtlMs !== undefined
+          ? new Date(Date.now() + request.idempotencyTtlMs)
+          : null,
     });
     if (!created && summary.requestHash !== requestHash) {
       throw new TenorError(
@@ -117,7 +146,14 @@ export class ExecutionClient {
         { details: { idempotencyKey: request.idempotencyKey, executionId: summary.id } },
       );
     }
-    if (!TERMINAL.includes(summary.status)) await this.deps.transport.enqueue(summary.id, workflow.name);
+    if (!TERMINAL.includes(summary.status)) {
+      if (key !== null && this.deps.keys) {
+        const limit = workflow.keyLimit ?? 1;
+        await this.deps.keys.admit({ executionId: summary.id, workflow: workflow.name, key, limit });
+      } else {
+        await this.deps.transport.enqueue(summary.id, workflow.name);
+      }
+    }
     return { executionId: summary.id, created };
   }
 
@@ -144,7 +180,14 @@ export class ExecutionClient {
       payload,
       options.idempotencyKey ?? null,
     );
-    await this.deps.transport.wake(executionId, view.workflow);
+    // A suspended execution resumes on its recovery schedule and consumes the signal then; waking
+    // it now would spend a recovery attempt ahead of the backoff (a burst of signals would exhaust
+    // recovery in milliseconds). Read after the insert, so any turn that begins later sees it.
+    const after = await this.deps.queries.view(executionId);
+    // A keyed execution still in its key's line must not be started by a doorbell: its first turn
+    // (when the keyed gate admits it) finds the signal kept.
+    if (after?.status !== "suspended" && !waitsForKey(after))
+      await this.deps.transport.wake(executionId, view.workflow);
     return { delivered: stored };
   }
 
@@ -186,7 +229,8 @@ export function hashRequest(workflow: string, input: unknown): string {
   return createHash("sha256").update(canonicalJson({ workflow, input })).digest("hex");
 }
 
-function canonicalJson(value: unknown): string {
+/** JSON with object keys sorted and undefined members dropped: equal values give equal text. */
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)
@@ -195,4 +239,9 @@ function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/** True while the execution has not been admitted by the keyed gate yet (docs/keyed.md). */
+function waitsForKey(view: ExecutionView | null): boolean {
+  return view?.status === "waiting" && (view.waitingFor ?? []).some((w) => w.kind === "key");
 }

@@ -28,7 +28,7 @@ export interface Fence {
 
 /** One thing a waiting execution waits for, as the status projection shows it. */
 export interface WaitDescriptor {
-  kind: "timer" | "signal" | "child" | "condition" | "recovery" | "fix";
+  kind: "timer" | "signal" | "approval" | "child" | "condition" | "recovery" | "fix" | "key";
   name: string;
   position?: number;
   /** ISO timestamp of the deadline or wake time, when there is one. */
@@ -48,6 +48,8 @@ export interface TurnStart {
   suspendedSince: Date | null;
   createdAt: Date;
   journal: JournalEntry[];
+  /** Set when cancellation was requested: the turn ends the run `failed` with CANCELLED. */
+  cancelRequestedAt?: Date | null;
 }
 
 export interface NewExecution {
@@ -61,6 +63,15 @@ export interface NewExecution {
   requestHash: string | null;
   parentId: string | null;
   parentPosition: number | null;
+  /** The API key that started it (recorded for approvals: nobody approves their own request). */
+  createdBy?: string | null;
+  /** When the idempotency key is released; null keeps it bound for as long as the row lives. */
+  idempotencyExpiresAt?: Date | null;
+  /**
+   * Set for a keyed workflow (DESIGN §2.5): the execution is created `waiting` for its key and
+   * only runs once the keyed gate admits it (src/keyed). Unset: created `running`.
+   */
+  waitingFor?: WaitDescriptor[] | null;
 }
 
 export interface ExecutionSummary {
@@ -100,6 +111,12 @@ export interface ExecutionStore {
   complete(fence: Fence, output: unknown): Promise<void>;
   fail(fence: Fence, failure: FailureRecord): Promise<void>;
   park(fence: Fence, waits: WaitDescriptor[], wakeAt: Date | null): Promise<void>;
-  suspend(fence: Fence, wait: WaitDescriptor, wakeAt: Date): Promise<{ attempts: number; since: Date }>;
+  /** `newOutage` restarts the recovery count and clock (the turn got past the previous outage). */
+  suspend(
+    fence: Fence,
+    wait: WaitDescriptor,
+    wakeAt: Date,
+    newOutage: boolean,
+  ): Promise<{ attempts: number; since: Date }>;
   hold(fence: Fence, failure: FailureRecord, wakeAt: Date): Promise<void>;
 }

@@ -64,6 +64,8 @@ export class TurnRunner {
   private async advance(start: TurnStart): Promise<TurnOutcome> {
     const { store } = this.deps;
     const { fence } = start;
+    // Before anything else, so a held or unknown-workflow execution can be cancelled too.
+    if (start.cancelRequestedAt) return this.cancelTurn(start, start.cancelRequestedAt);
     if (!this.deps.registry.has(start.workflow)) {
       // Another release may know it: hold rather than fail, like non-determinism.
       const error = new TenorError(
@@ -104,7 +106,7 @@ export class TurnRunner {
     }
     await ctx.drain();
     const reason = ctx.stop.reason;
-    if (reason) return this.stopTurn(start, reason);
+    if (reason) return this.stopTurn(start, reason, ctx.madeProgress);
     if (!result.ok) return this.failTurn(start, result.error);
     let output: unknown;
     try {
@@ -120,6 +122,21 @@ export class TurnRunner {
     }
     await store.complete(fence, output);
     return { kind: "completed", parentId: start.parentId };
+  }
+
+  /** Cooperative cancellation (requested through the API): the run ends `failed` with CANCELLED. */
+  private async cancelTurn(start: TurnStart, requestedAt: Date): Promise<TurnOutcome> {
+    const at = requestedAt.toISOString();
+    const failure = toFailureRecord(
+      new BusinessError(
+        ENGINE_ERRORS.CANCELLED,
+        `execution ${start.fence.executionId} was cancelled (requested at ${at})`,
+        { requestedAt: at },
+      ),
+      ENGINE_ERRORS.CANCELLED,
+    );
+    await this.deps.store.fail(start.fence, failure);
+    return { kind: "failed", parentId: start.parentId, failure };
   }
 
   private async failTurn(start: TurnStart, error: unknown): Promise<TurnOutcome> {
@@ -140,6 +157,7 @@ export class TurnRunner {
   private async stopTurn(
     start: TurnStart,
     reason: NonNullable<WorkflowContext["stop"]["reason"]>,
+    madeProgress: boolean,
   ): Promise<TurnOutcome> {
     const { store } = this.deps;
     const now = this.clock();
@@ -169,15 +187,24 @@ export class TurnRunner {
         return { kind: "held", wakeAt };
       }
       case "suspend":
-        return this.suspendTurn(start, reason.wait, now);
+        return this.suspendTurn(start, reason.wait, now, madeProgress);
     }
   }
 
-  /** Suspends with bounded, growing recovery delays; past the bound the run fails RECOVERY_EXHAUSTED. */
-  private async suspendTurn(start: TurnStart, wait: WaitDescriptor, now: number): Promise<TurnOutcome> {
+  /**
+   * Suspends with bounded, growing recovery delays; past the bound the run fails RECOVERY_EXHAUSTED.
+   * The bound is per outage: a turn that journaled anything got past the previous one, so its
+   * suspension starts counting afresh instead of inheriting an earlier outage's attempts and age.
+   */
+  private async suspendTurn(
+    start: TurnStart,
+    wait: WaitDescriptor,
+    now: number,
+    newOutage: boolean,
+  ): Promise<TurnOutcome> {
     const { recovery } = this.deps;
-    const attempt = start.recoveryAttempts + 1;
-    const since = start.suspendedSince?.getTime() ?? now;
+    const attempt = newOutage ? 1 : start.recoveryAttempts + 1;
+    const since = newOutage ? now : (start.suspendedSince?.getTime() ?? now);
     if (attempt > recovery.maxAttempts || now - since > recovery.maxDurationMs) {
       const failure = toFailureRecord(
         new TenorError(
@@ -202,6 +229,7 @@ export class TurnRunner {
       start.fence,
       { ...wait, until: new Date(wakeAt).toISOString(), details: { ...wait.details, attempt } },
       new Date(wakeAt),
+      newOutage,
     );
     return { kind: "suspended", wakeAt };
   }

@@ -14,6 +14,14 @@ export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
   output: z.ZodType<O, OEnc>;
   /** Optional keyed serialization: executions with one key run one at a time (DESIGN §2.5). */
   key?: (input: I) => string;
+  /** With `key`: most executions of one key running at once (default 1); the rest wait in arrival order. */
+  keyLimit?: number;
+  /**
+   * Schemas of the signals the workflow waits for, by name. Optional: when a signal is declared
+   * here, the API validates its payload before storing it (a wrong payload is refused with 422
+   * instead of failing the run at its wait).
+   */
+  signals?: Readonly<Record<string, z.ZodType>>;
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 

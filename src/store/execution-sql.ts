@@ -14,7 +14,8 @@ export const SQL = {
     WITH t AS (
       UPDATE executions SET turn = turn + 1, status = 'running', updated_at = now()
       WHERE id = $1 AND status NOT IN ('completed', 'failed')
-      RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at
+      RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at,
+                cancel_requested_at
     )
     SELECT t.*, COALESCE((
       SELECT json_agg(json_build_object(
@@ -58,6 +59,13 @@ export const SQL = {
 
   lockFence: "SELECT 1 FROM executions WHERE id = $1 AND turn = $2 FOR SHARE",
 
+  /**
+   * The row this turn wrote or resolved at a position. A write retried after its reply was lost
+   * (the connection died after the commit) finds its own row here instead of reading a fence.
+   */
+  entryOfTurn:
+    "SELECT state, result FROM journal_entries WHERE execution_id = $1 AND turn = $2 AND position = $3",
+
   /** The oldest unconsumed signal of a name, consumed into a position (arrival order, once). */
   takeSignal: `
     UPDATE signals SET consumed_at = now(), consumed_position = $3
@@ -70,10 +78,15 @@ export const SQL = {
   hasUnconsumedSignal:
     "SELECT 1 FROM signals WHERE execution_id = $1 AND name = ANY($2::text[]) AND consumed_at IS NULL LIMIT 1",
 
+  /**
+   * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
+   * (a keyed workflow starts `waiting` for its key; docs/keyed.md).
+   */
   insertExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running')
+                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10,
+            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb)
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
@@ -85,6 +98,14 @@ export const SQL = {
     FROM (SELECT id FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
+
+  /**
+   * An expired idempotency key is released before a start that names it: the old execution keeps
+   * everything but the key, and the start creates a new one (README, "Idempotency").
+   */
+  releaseExpiredIdempotencyKey: `
+    UPDATE executions SET idempotency_key = NULL
+    WHERE org_id = $1 AND idempotency_key = $2 AND idempotency_expires_at <= now()`,
 
   findExisting: `
     SELECT ${SUMMARY_COLUMNS} FROM executions
@@ -109,10 +130,12 @@ export const SQL = {
                           recovery_attempts = 0, suspended_since = NULL, updated_at = now()
     WHERE id = $1 AND turn = $2 RETURNING id`,
 
+  /** $5: a new outage, which restarts the recovery count and clock. */
   suspend: `
     UPDATE executions SET status = 'suspended', waiting_for = $3::jsonb, wake_at = $4,
-                          recovery_attempts = recovery_attempts + 1,
-                          suspended_since = COALESCE(suspended_since, now()), updated_at = now()
+                          recovery_attempts = CASE WHEN $5::boolean THEN 1 ELSE recovery_attempts + 1 END,
+                          suspended_since = CASE WHEN $5::boolean THEN now() ELSE COALESCE(suspended_since, now()) END,
+                          updated_at = now()
     WHERE id = $1 AND turn = $2 RETURNING recovery_attempts, suspended_since`,
 
   hold: `

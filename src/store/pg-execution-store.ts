@@ -13,6 +13,7 @@ import type {
 } from "../engine/execution-store.js";
 import { SQL } from "./execution-sql.js";
 import { JournalBatcher } from "./journal-batcher.js";
+import { withTransaction } from "./with-transaction.js";
 
 /**
  * The engine's store on PostgreSQL. The journal's hot path uses raw SQL on a `pg` pool: measured
@@ -56,8 +57,8 @@ export class PgExecutionStore implements ExecutionStore {
 
   async appendEntry(fence: Fence, entry: JournalEntry): Promise<void> {
     const written = await this.journalBatcher.append(fence, entry);
-    if (!written)
-      throw new TurnFencedError(fence.executionId, fence.turn, `journal position ${entry.position}`);
+    if (written || (await this.entryOfTurn(fence, entry.position))) return;
+    throw new TurnFencedError(fence.executionId, fence.turn, `journal position ${entry.position}`);
   }
 
   async resolveEntry(
@@ -75,14 +76,17 @@ export class PgExecutionStore implements ExecutionStore {
       json(result),
       json(error),
     ]);
-    if (rowCount !== 1)
-      throw new TurnFencedError(fence.executionId, fence.turn, `resolution of position ${position}`);
+    if (rowCount === 1 || (await this.entryOfTurn(fence, position))?.state === state) return;
+    throw new TurnFencedError(fence.executionId, fence.turn, `resolution of position ${position}`);
   }
 
   async consumeSignal(fence: Fence, position: number, name: string): Promise<{ payload: unknown } | null> {
     return this.transaction(async (client) => {
       const fenced = await client.query(SQL.lockFence, [fence.executionId, fence.turn]);
       if (fenced.rowCount !== 1) throw new TurnFencedError(fence.executionId, fence.turn, `signal ${name}`);
+      // A retry after a lost COMMIT reply: this turn already consumed a signal into this position.
+      const own = await client.query(SQL.entryOfTurn, [fence.executionId, fence.turn, position]);
+      if (own.rows[0]?.state === "ok") return { payload: own.rows[0].result.payload };
       const { rows } = await client.query(SQL.takeSignal, [fence.executionId, name, position]);
       const signal = rows[0];
       if (!signal) return null;
@@ -129,6 +133,7 @@ export class PgExecutionStore implements ExecutionStore {
           ...params,
           execution.createdBy ?? null,
           execution.idempotencyExpiresAt ?? null,
+          json(execution.waitingFor ?? null),
         ]));
     if (inserted.rows[0]) return { summary: toSummary(inserted.rows[0]), created: true };
     const existing = await this.pool.query(SQL.findExisting, [
@@ -179,6 +184,12 @@ export class PgExecutionStore implements ExecutionStore {
     await this.fencedUpdate(fence, "hold", SQL.hold, [json(failure), json([wait]), wakeAt]);
   }
 
+  /** This turn's own row at `position`, if it has one (see SQL.entryOfTurn). */
+  private async entryOfTurn(fence: Fence, position: number): Promise<{ state: string } | undefined> {
+    const { rows } = await this.pool.query(SQL.entryOfTurn, [fence.executionId, fence.turn, position]);
+    return rows[0];
+  }
+
   // biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
   private async fencedUpdate(fence: Fence, what: string, sql: string, params: unknown[]): Promise<any> {
     const { rows } = await this.pool.query(sql, [fence.executionId, fence.turn, ...params]);
@@ -186,19 +197,8 @@ export class PgExecutionStore implements ExecutionStore {
     return rows[0];
   }
 
-  private async transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
-      const result = await work(client);
-      await client.query("COMMIT");
-      return result;
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+  private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withTransaction(this.pool, work);
   }
 }
 
