@@ -4,7 +4,7 @@ import { BusinessError } from "../src/engine/errors.js";
 import { defineWorkflow } from "../src/engine/workflow.js";
 
 /**
- * The quick-start demo: issue a demo asset. Two steps, an approval signal with a deadline, a
+ * The quick-start demo: issue a demo asset. Two steps, an identity-bound approval with a deadline, a
  * durable sleep and a child workflow — every kind of wait the engine offers, end to end.
  * It touches no chain: the "deployments" are deterministic stand-ins.
  */
@@ -46,15 +46,9 @@ export const DemoIssueOutput = z.object({
   approvedBy: z.string(),
 });
 
-export const Approval = z.object({
-  approved: z.boolean(),
-  approver: z.string().min(1),
-  reason: z.string().optional(),
-});
-
 export const demoAssetIssue = defineWorkflow({
   name: "demo.asset-issue",
-  version: 1,
+  version: 2,
   input: DemoIssueInput,
   output: DemoIssueOutput,
   async run(ctx, input) {
@@ -62,8 +56,9 @@ export const demoAssetIssue = defineWorkflow({
     const feed = await ctx.step("feed.deploy", () => ({ address: demoAddress("feed", input.symbol) }));
     const token = await ctx.step("token.deploy", () => ({ address: demoAddress("token", input.symbol) }));
     ctx.progress({ phase: "approval", done: 2, total: 4 });
-    const decision = await ctx.waitForSignal("approval", {
-      schema: Approval,
+    // Identity-bound: approvers see exactly these parameters and approve their hash (DESIGN §8).
+    const decision = await ctx.waitForApproval("issue", {
+      params: { symbol: input.symbol, feedAddress: feed.address, tokenAddress: token.address },
       timeout: input.approvalTimeout as `${number}s`,
     });
     if (decision.timedOut) {
@@ -72,9 +67,9 @@ export const demoAssetIssue = defineWorkflow({
         `no approval for ${input.symbol} within ${input.approvalTimeout}`,
       );
     }
-    if (!decision.payload.approved) {
-      throw new BusinessError("APPROVAL_REJECTED", `${decision.payload.approver} rejected ${input.symbol}`, {
-        reason: decision.payload.reason ?? null,
+    if (!decision.approved) {
+      throw new BusinessError("APPROVAL_REJECTED", `${decision.rejectedBy.name} rejected ${input.symbol}`, {
+        reason: decision.reason,
       });
     }
     await ctx.sleep("settle", input.settle as `${number}s`);
@@ -86,7 +81,7 @@ export const demoAssetIssue = defineWorkflow({
       feedAddress: feed.address,
       tokenAddress: token.address,
       treasuryWallet: treasury.walletId,
-      approvedBy: decision.payload.approver,
+      approvedBy: decision.approvers.map((a) => a.name).join(", "),
     };
   },
 });

@@ -1,0 +1,36 @@
+import type { Queue } from "bullmq";
+import type { Pool } from "pg";
+import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
+import type { WorkflowRegistry } from "../engine/registry.js";
+import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
+import type { Logger } from "../observability/logger.js";
+import type { PgApiKeys } from "../store/pg-api-keys.js";
+import type { PgApprovals } from "../store/pg-approvals.js";
+import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+
+/** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
+export interface ApiSettings {
+  maxPreferWaitSeconds: number;
+  bodyLimitBytes: number;
+  idempotencyTtlSeconds: number;
+  noMutationThresholdSeconds: number;
+}
+
+/** Everything the API modules need; built once by the api role (or a test). */
+export interface ApiDeps {
+  settings: ApiSettings;
+  registry: WorkflowRegistry;
+  client: ExecutionClient;
+  /** Rings an execution's doorbell after a cancel or an approval decision. */
+  transport: ExecutionTransport;
+  /** Queues Bull Board shows. */
+  queues: readonly Queue[];
+  pool: Pool;
+  reads: PgExecutionReads;
+  approvals: PgApprovals;
+  keys: PgApiKeys;
+  logger: Logger;
+  /** Readiness checks of /readyz. */
+  readiness: HealthServerOptions["checks"];
+  health: HealthState;
+}

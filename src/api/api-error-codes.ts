@@ -1,0 +1,36 @@
+/**
+ * Stable error codes the Platform API adds to the engine's (src/engine/error-codes.ts). Each is a
+ * problem+json `code` and derives its `type` URI; none is reworded once shipped.
+ */
+export const API_ERRORS = {
+  /** No bearer API key, or one that is unknown or revoked. */
+  UNAUTHENTICATED: "UNAUTHENTICATED",
+  /** The key's role may not do this. */
+  FORBIDDEN: "FORBIDDEN",
+  /** No route matches the method and path (shipped with the role skeleton as NOT_FOUND). */
+  ROUTE_NOT_FOUND: "NOT_FOUND",
+  /** The body is not valid JSON. */
+  MALFORMED_JSON: "MALFORMED_JSON",
+  /** A body that is not `application/json`. */
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  /** The body is larger than `api.bodyLimitBytes`. */
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  /** A path parameter, query parameter, header or body failed its schema; `errors` lists each field. */
+  REQUEST_INVALID: "REQUEST_INVALID",
+  /** A signal name starting with `$` is reserved for the platform (approval decisions). */
+  SIGNAL_NAME_RESERVED: "SIGNAL_NAME_RESERVED",
+  /** The signal's payload failed the schema the workflow declares for it. */
+  SIGNAL_INVALID: "SIGNAL_INVALID",
+  /** The execution does not (now) wait for an approval of that name. */
+  APPROVAL_NOT_PENDING: "APPROVAL_NOT_PENDING",
+  /** The approval was already decided (quorum reached or rejected). */
+  APPROVAL_ALREADY_DECIDED: "APPROVAL_ALREADY_DECIDED",
+  /** This approver already voted on this approval. */
+  APPROVAL_DUPLICATE_VOTE: "APPROVAL_DUPLICATE_VOTE",
+  /** The key that started the execution may not vote on its approvals. */
+  SELF_APPROVAL_FORBIDDEN: "SELF_APPROVAL_FORBIDDEN",
+  /** Anything unexpected; the response never carries a stack trace. */
+  INTERNAL: "INTERNAL",
+} as const;
+
+export type ApiErrorCode = (typeof API_ERRORS)[keyof typeof API_ERRORS];

@@ -1,0 +1,142 @@
+import { type Request, type Response, Router } from "express";
+import type { ApprovalWaitDetails } from "../../engine/approvals.js";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import type { VoteOutcome } from "../../store/pg-approvals.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { guard, principalOf } from "../auth/authenticate.js";
+import { notFound, requireExecution } from "../executions/read-routes.js";
+import { handler, jsonBody, parseRequest } from "../http.js";
+import { apiError } from "../problem.js";
+import { ApprovalParams, VoteBodySchema } from "./schemas.js";
+
+/**
+ * Identity-bound approvals (DESIGN §8). A vote names the hash of the parameters the approver saw;
+ * the vote is refused when the workflow now asks for other parameters, when the voter started the
+ * execution, or when the voter already voted. The quorum's last approval, or any rejection,
+ * delivers the decision to the execution and wakes it.
+ */
+export function approvalsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  router.post(
+    "/v1/executions/:id/approvals/:name",
+    ...guard(deps.keys, "approve"),
+    ...jsonBody(deps.settings.bodyLimitBytes),
+    handler(castVote(deps)),
+  );
+  router.get("/v1/executions/:id/approvals", ...guard(deps.keys, "read"), handler(listApprovals(deps)));
+  return router;
+}
+
+function castVote(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const { id, name } = parseRequest(ApprovalParams, req.params, "path");
+    const body = parseRequest(VoteBodySchema, req.body ?? {}, "body");
+    const principal = principalOf(res);
+    const record = await requireExecution(deps, req, res);
+    const outcome = await deps.approvals.vote({
+      orgId: principal.orgId,
+      executionId: record.id,
+      name,
+      approver: { keyId: principal.keyId, name: principal.name, role: principal.role },
+      decision: body.decision,
+      paramsHash: body.paramsHash,
+      reason: body.reason ?? null,
+    });
+    if (outcome.kind !== "recorded") throw refusal(outcome, id, name);
+    if (outcome.decision) await deps.transport.wake(record.id, outcome.workflow);
+    res.status(202).json({
+      executionId: record.id,
+      approval: name,
+      position: outcome.pending.position,
+      decision: body.decision,
+      approvals: outcome.approvals,
+      quorum: outcome.pending.details.quorum,
+      outcome: outcome.decision === null ? "pending" : outcome.decision.approved ? "approved" : "rejected",
+    });
+  };
+}
+
+function refusal(outcome: Exclude<VoteOutcome, { kind: "recorded" }>, id: string, name: string): TenorError {
+  switch (outcome.kind) {
+    case "not-found":
+      return notFound(id);
+    case "self-approval":
+      return apiError(
+        API_ERRORS.SELF_APPROVAL_FORBIDDEN,
+        `the key that started execution ${id} may not vote on its approval ${name}`,
+        { executionId: id, approval: name },
+      );
+    case "not-pending":
+      return new TenorError(
+        API_ERRORS.APPROVAL_NOT_PENDING,
+        `execution ${id} is ${outcome.status} and does not wait for approval ${name}` +
+          (outcome.pending.length > 0 ? ` (it waits for: ${outcome.pending.join(", ")})` : ""),
+        // A running turn may be about to park on it: worth asking again shortly.
+        {
+          retryable: outcome.status === "running",
+          details: { executionId: id, approval: name, status: outcome.status },
+        },
+      );
+    case "decided":
+      return apiError(
+        API_ERRORS.APPROVAL_ALREADY_DECIDED,
+        `approval ${name} of execution ${id} is already decided`,
+        {
+          executionId: id,
+          approval: name,
+        },
+      );
+    case "params-changed":
+      return new TenorError(
+        ENGINE_ERRORS.APPROVAL_PARAMS_CHANGED,
+        `approval ${name} of execution ${id} now asks for other parameters than the ones approved; review them again`,
+        {
+          details: { executionId: id, approval: name, currentParamsHash: outcome.pending.details.paramsHash },
+        },
+      );
+    case "duplicate":
+      return apiError(API_ERRORS.APPROVAL_DUPLICATE_VOTE, `this approver already voted on approval ${name}`, {
+        executionId: id,
+        approval: name,
+        previous: outcome.previous,
+      });
+  }
+}
+
+function listApprovals(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const record = await requireExecution(deps, req, res);
+    const votes = await deps.approvals.list(principalOf(res).orgId, record.id);
+    if (votes === null) throw notFound(record.id);
+    const pending =
+      record.status === "waiting"
+        ? (record.waitingFor ?? [])
+            .filter((w) => w.kind === "approval" && w.position !== undefined)
+            .map((w) => {
+              const details = w.details as unknown as ApprovalWaitDetails;
+              return {
+                name: w.name,
+                position: w.position as number,
+                params: details.params,
+                paramsHash: details.paramsHash,
+                quorum: details.quorum,
+                until: w.until ?? null,
+              };
+            })
+        : [];
+    res.json({
+      executionId: record.id,
+      pending,
+      votes: votes.map((v) => ({
+        name: v.name,
+        position: v.position,
+        approver: v.approver,
+        decision: v.decision,
+        paramsHash: v.paramsHash,
+        reason: v.reason,
+      })),
+    });
+  };
+}

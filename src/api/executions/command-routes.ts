@@ -1,0 +1,115 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { canonicalJson } from "../../engine/execution-client.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { requestCancellation } from "../../store/pg-cancellation.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { principalOf } from "../auth/authenticate.js";
+import { parseRequest } from "../http.js";
+import { apiError, type FieldError } from "../problem.js";
+import { notFound, requireExecution } from "./read-routes.js";
+import { IdempotencyKeySchema, SignalParams } from "./schemas.js";
+
+/**
+ * `POST /v1/executions/{id}/signals/{name}`: stores the signal (kept until a wait consumes it) and
+ * wakes the execution. The body is the payload; when the workflow declares the signal's schema it
+ * is validated here. Its own Idempotency-Key: a replay answers `duplicate: true`; the same key with
+ * another name or payload is refused with 422.
+ */
+export function deliverSignal(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const { name } = parseRequest(SignalParams, req.params, "path");
+    if (name.startsWith("$")) {
+      throw apiError(
+        API_ERRORS.SIGNAL_NAME_RESERVED,
+        `signal names starting with "$" are reserved (${name})`,
+        {
+          signal: name,
+        },
+      );
+    }
+    const { "idempotency-key": idempotencyKey } = parseRequest(
+      z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
+      { "idempotency-key": req.headers["idempotency-key"] },
+      "header",
+    );
+    const record = await requireExecution(deps, req, res);
+    const payload = req.body ?? null;
+    const schema = deps.registry.has(record.workflow)
+      ? deps.registry.get(record.workflow).signals?.[name]
+      : undefined;
+    if (schema) {
+      const parsed = schema.safeParse(payload);
+      if (!parsed.success) {
+        const errors: FieldError[] = parsed.error.issues.map((i) => ({
+          pointer: ["body", ...i.path.map(String)].join("."),
+          message: i.message,
+        }));
+        throw apiError(API_ERRORS.SIGNAL_INVALID, `signal ${name} of ${record.workflow} is invalid`, {
+          errors,
+        });
+      }
+    }
+    // A replay answers as the original did, even after the execution finished; a reuse is refused.
+    if (idempotencyKey !== undefined && (await isReplay(deps, record.id, idempotencyKey, name, payload))) {
+      res.status(202).json({ executionId: record.id, signal: name, duplicate: true });
+      return;
+    }
+    const { delivered } = await deps.client.signal(record.id, name, payload, {
+      orgId: record.orgId,
+      ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+    });
+    // Lost a race with a concurrent request carrying the same key: judge against what it stored.
+    if (!delivered && idempotencyKey !== undefined)
+      await isReplay(deps, record.id, idempotencyKey, name, payload);
+    res.status(202).json({ executionId: record.id, signal: name, duplicate: !delivered });
+  };
+}
+
+/** True when this key already delivered this very signal; IDEMPOTENCY_KEY_REUSED when it delivered another. */
+async function isReplay(
+  deps: ApiDeps,
+  executionId: string,
+  idempotencyKey: string,
+  name: string,
+  payload: unknown,
+): Promise<boolean> {
+  const stored = await deps.reads.findSignal(executionId, idempotencyKey);
+  if (!stored) return false;
+  if (stored.name !== name || canonicalJson(stored.payload) !== canonicalJson(payload)) {
+    throw new TenorError(
+      ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED,
+      `idempotency key ${JSON.stringify(idempotencyKey)} was used for another signal of execution ${executionId}`,
+      { details: { idempotencyKey, executionId } },
+    );
+  }
+  return true;
+}
+
+/**
+ * `POST /v1/executions/{id}/cancel`: cooperative cancellation. The request is recorded on the
+ * execution and its unfinished children and each is woken; its next turn ends it `failed` with
+ * code CANCELLED. A step already running finishes first. Repeating it is harmless.
+ */
+export function cancelExecution(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const record = await requireExecution(deps, req, res);
+    const result = await requestCancellation(deps.pool, principalOf(res).orgId, record.id);
+    if (!result) throw notFound(record.id);
+    if (!result.marked || result.cancelRequestedAt === null) {
+      throw new TenorError(
+        ENGINE_ERRORS.EXECUTION_TERMINAL,
+        `execution ${record.id} is ${result.status}; there is nothing to cancel`,
+        { details: { executionId: record.id, status: result.status } },
+      );
+    }
+    for (const execution of result.executions) await deps.transport.wake(execution.id, execution.workflow);
+    res.status(202).json({
+      executionId: record.id,
+      status: result.status,
+      cancelRequestedAt: result.cancelRequestedAt,
+    });
+  };
+}

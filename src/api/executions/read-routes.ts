@@ -1,0 +1,80 @@
+import type { Request, Response } from "express";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { principalOf } from "../auth/authenticate.js";
+import { roleMay } from "../auth/permissions.js";
+import { parseRequest } from "../http.js";
+import { apiError } from "../problem.js";
+import { decodeCursor, encodeCursor, toExecutionResource, toStep } from "./resource.js";
+import { ExecutionIdParams, ListQuerySchema } from "./schemas.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Another organisation's execution is reported exactly like a missing one (no existence oracle). */
+export function notFound(id: string): TenorError {
+  return new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${id} was not found`, {
+    details: { executionId: id },
+  });
+}
+
+/** The caller's organisation's execution named by the `id` path parameter, or EXECUTION_NOT_FOUND. */
+export async function requireExecution(deps: ApiDeps, req: Request, res: Response): Promise<ExecutionRecord> {
+  const { id } = parseRequest(ExecutionIdParams, req.params, "path");
+  const record = UUID.test(id) ? await deps.reads.get(principalOf(res).orgId, id) : null;
+  if (!record) throw notFound(id);
+  return record;
+}
+
+/** `GET /v1/executions/{id}`: status, waits, progress, result or failure, timestamps. */
+export function getExecution(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    res.json(toExecutionResource(await requireExecution(deps, req, res)));
+  };
+}
+
+/** `GET /v1/executions/{id}/steps`: the journal; payloads only for roles allowed to read them. */
+export function getSteps(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const record = await requireExecution(deps, req, res);
+    const withPayloads = roleMay(principalOf(res).role, "readPayloads");
+    const journal = await deps.client.journal(record.id, record.orgId);
+    res.json({
+      executionId: record.id,
+      payloadsIncluded: withPayloads,
+      steps: journal.map((entry) => toStep(entry, withPayloads)),
+    });
+  };
+}
+
+/** `GET /v1/executions`: the organisation's executions, newest first, filtered, cursor-paged. */
+export function listExecutions(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const query = parseRequest(ListQuerySchema, req.query, "query");
+    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    if (after === null) {
+      throw apiError(API_ERRORS.REQUEST_INVALID, "the cursor is not one this API issued", {
+        errors: [{ pointer: "query.cursor", message: "invalid cursor" }],
+      });
+    }
+    const rows = await deps.reads.list({
+      orgId: principalOf(res).orgId,
+      ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.key !== undefined ? { key: query.key } : {}),
+      ...(query.idempotencyKey !== undefined ? { idempotencyKey: query.idempotencyKey } : {}),
+      ...(query.createdAfter !== undefined ? { createdAfter: query.createdAfter } : {}),
+      ...(query.createdBefore !== undefined ? { createdBefore: query.createdBefore } : {}),
+      ...(after !== undefined ? { after } : {}),
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    res.json({
+      items: page.map(toExecutionResource),
+      nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+    });
+  };
+}

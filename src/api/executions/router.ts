@@ -1,0 +1,35 @@
+import { Router } from "express";
+import type { ApiDeps } from "../api-deps.js";
+import { guard } from "../auth/authenticate.js";
+import { handler, jsonBody } from "../http.js";
+import { cancelExecution, deliverSignal } from "./command-routes.js";
+import { getExecution, getSteps, listExecutions } from "./read-routes.js";
+import { startExecution } from "./start-route.js";
+
+/** The executions module: start, read, list, journal, signal, cancel. */
+export function executionsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  const body = jsonBody(deps.settings.bodyLimitBytes);
+  router.post(
+    "/v1/workflows/:name/executions",
+    ...guard(deps.keys, "start"),
+    ...body,
+    handler(startExecution(deps)),
+  );
+  router.get("/v1/executions", ...guard(deps.keys, "read"), handler(listExecutions(deps)));
+  router.get("/v1/executions/:id", ...guard(deps.keys, "read"), handler(getExecution(deps)));
+  router.get("/v1/executions/:id/steps", ...guard(deps.keys, "read"), handler(getSteps(deps)));
+  router.post(
+    "/v1/executions/:id/signals/:name",
+    ...guard(deps.keys, "signal"),
+    ...body,
+    handler(deliverSignal(deps)),
+  );
+  router.post(
+    "/v1/executions/:id/cancel",
+    ...guard(deps.keys, "cancel"),
+    ...body,
+    handler(cancelExecution(deps)),
+  );
+  return router;
+}

@@ -1,0 +1,157 @@
+import { z } from "zod";
+
+/**
+ * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
+ * document is generated from them (src/api/executions/openapi.ts), so the two cannot drift.
+ */
+
+export const ExecutionStatusSchema = z
+  .enum(["running", "waiting", "suspended", "completed", "failed"])
+  .meta({ id: "ExecutionStatus", description: "The five statuses of an execution (DESIGN §2.3)." });
+
+export const WaitSchema = z
+  .object({
+    kind: z.enum(["timer", "signal", "approval", "child", "condition", "recovery", "fix", "key"]),
+    name: z.string(),
+    position: z.number().int().optional(),
+    until: z
+      .string()
+      .nullable()
+      .meta({ description: "Deadline or wake time (ISO 8601), when there is one." }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          "Kind-specific facts. For an approval: `params` (exactly what approvers approve), `paramsHash` " +
+          "(SHA-256 of their canonical JSON, to send with a vote) and `quorum`.",
+      }),
+  })
+  .meta({ id: "Wait" });
+
+export const FailureSchema = z
+  .object({
+    code: z.string().meta({ description: "Stable error code (never reworded)." }),
+    message: z.string(),
+    retryable: z.boolean(),
+    guidance: z.string().meta({ description: "What a caller should do about it." }),
+    details: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: "Failure" });
+
+export const ExecutionSchema = z
+  .object({
+    id: z.uuid(),
+    workflow: z.string(),
+    workflowVersion: z.number().int(),
+    status: ExecutionStatusSchema,
+    waitingFor: z.array(WaitSchema).meta({ description: "What a waiting or suspended execution waits for." }),
+    wakeAt: z.string().nullable(),
+    progress: z.record(z.string(), z.unknown()).nullable(),
+    result: z.unknown().meta({ description: "The workflow's output (encoded), once completed; else null." }),
+    failure: FailureSchema.nullable(),
+    hold: FailureSchema.nullable().meta({ description: "Set while held for non-determinism." }),
+    key: z.string().nullable().meta({ description: "Keyed-serialization key." }),
+    idempotencyKey: z.string().nullable(),
+    idempotencyExpiresAt: z.string().nullable(),
+    parentId: z.uuid().nullable(),
+    cancelRequestedAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    completedAt: z.string().nullable(),
+    links: z.object({ self: z.string(), steps: z.string(), approvals: z.string() }),
+  })
+  .meta({ id: "Execution" });
+
+export const ExecutionListSchema = z
+  .object({
+    items: z.array(ExecutionSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: "Pass as `cursor` for the next page; null on the last." }),
+  })
+  .meta({ id: "ExecutionList" });
+
+export const StepSchema = z
+  .object({
+    position: z.number().int(),
+    kind: z.enum(["step", "sleep", "signal", "child", "condition", "now", "uuid", "random"]),
+    name: z.string(),
+    state: z.enum(["pending", "ok", "error"]),
+    attempts: z.number().int(),
+    startedAt: z.string(),
+    completedAt: z.string().nullable(),
+    durationMs: z.number().int().nullable(),
+    errorCode: z.string().nullable(),
+    result: z
+      .unknown()
+      .optional()
+      .meta({ description: "Only for roles that may read payloads (operator, admin)." }),
+    error: z
+      .unknown()
+      .optional()
+      .meta({ description: "Only for roles that may read payloads (operator, admin)." }),
+  })
+  .meta({ id: "Step" });
+
+export const StepListSchema = z
+  .object({ executionId: z.uuid(), payloadsIncluded: z.boolean(), steps: z.array(StepSchema) })
+  .meta({ id: "StepList" });
+
+export const SignalAcceptedSchema = z
+  .object({
+    executionId: z.uuid(),
+    signal: z.string(),
+    duplicate: z.boolean().meta({ description: "True when this Idempotency-Key was already delivered." }),
+  })
+  .meta({ id: "SignalAccepted" });
+
+export const CancelAcceptedSchema = z
+  .object({ executionId: z.uuid(), status: ExecutionStatusSchema, cancelRequestedAt: z.string() })
+  .meta({ id: "CancelAccepted" });
+
+export const ExecutionIdParams = z.object({ id: z.string().meta({ description: "Execution id (UUID)." }) });
+export const WorkflowNameParams = z.object({ name: z.string().meta({ description: "Workflow name." }) });
+export const SignalParams = z.object({
+  id: z.string(),
+  name: z
+    .string()
+    .min(1)
+    .max(200)
+    .meta({ description: "Signal name; names starting with `$` are reserved." }),
+});
+
+const isoDateTime = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" });
+
+export const ListQuerySchema = z
+  .object({
+    workflow: z.string().min(1).optional(),
+    status: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const statuses = v.split(",").map((s) => s.trim());
+        for (const s of statuses) {
+          if (!ExecutionStatusSchema.safeParse(s).success) {
+            ctx.addIssue({ code: "custom", message: `unknown status ${JSON.stringify(s)}` });
+            return z.NEVER;
+          }
+        }
+        return statuses as z.infer<typeof ExecutionStatusSchema>[];
+      })
+      .meta({ description: "One status or several, comma-separated." }),
+    key: z.string().min(1).optional().meta({ description: "Keyed-serialization key." }),
+    idempotencyKey: z.string().min(1).optional(),
+    createdAfter: isoDateTime.optional().meta({ description: "Inclusive lower bound of createdAt." }),
+    createdBefore: isoDateTime.optional().meta({ description: "Exclusive upper bound of createdAt." }),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+    cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
+  })
+  .strict();
+
+/** `Idempotency-Key`: 1–255 printable ASCII characters. */
+export const IdempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, "must be 1–255 printable ASCII characters without spaces");

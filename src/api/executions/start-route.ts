@@ -1,0 +1,57 @@
+import type { Request, Response } from "express";
+import { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import type { ApiDeps } from "../api-deps.js";
+import { principalOf } from "../auth/authenticate.js";
+import { parseRequest } from "../http.js";
+import { parsePreferWait } from "../prefer.js";
+import { executionPath, toExecutionResource } from "./resource.js";
+import { IdempotencyKeySchema, WorkflowNameParams } from "./schemas.js";
+
+const TERMINAL = new Set(["completed", "failed"]);
+
+/**
+ * `POST /v1/workflows/{name}/executions`. The body is the workflow's input, validated (and typed
+ * values decoded) by the workflow's own schema before anything is stored. Answers 202 with the
+ * status resource; with `Prefer: wait=N` it waits up to N seconds (capped) and answers 200 once
+ * the execution is terminal. A replayed Idempotency-Key answers the same execution the same way.
+ */
+export function startExecution(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const principal = principalOf(res);
+    const { name } = parseRequest(WorkflowNameParams, req.params, "path");
+    deps.registry.get(name); // WORKFLOW_UNKNOWN (404) before anything else
+    const headers = parseRequest(
+      z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
+      { "idempotency-key": req.headers["idempotency-key"] },
+      "header",
+    );
+    const idempotencyKey = headers["idempotency-key"];
+    const prefer = parsePreferWait(req.headers.prefer, deps.settings.maxPreferWaitSeconds);
+    const { executionId, created } = await deps.client.start({
+      workflow: name,
+      input: req.body,
+      orgId: principal.orgId,
+      createdBy: principal.keyId,
+      ...(idempotencyKey !== undefined
+        ? { idempotencyKey, idempotencyTtlMs: deps.settings.idempotencyTtlSeconds * 1000 }
+        : {}),
+    });
+    let record = await deps.reads.get(principal.orgId, executionId);
+    if (record && prefer && prefer.applied > 0 && !TERMINAL.has(record.status)) {
+      await deps.client.waitForTerminal(executionId, prefer.applied * 1000, principal.orgId);
+      record = await deps.reads.get(principal.orgId, executionId);
+    }
+    if (!record) {
+      throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
+    }
+    const finished = prefer !== null && TERMINAL.has(record.status);
+    res.setHeader("Location", executionPath(executionId));
+    res.setHeader("Vary", "Prefer");
+    if (prefer) res.setHeader("Preference-Applied", `wait=${prefer.applied}`);
+    if (!created) res.setHeader("Idempotent-Replayed", "true");
+    if (finished) res.setHeader("Content-Location", executionPath(executionId));
+    res.status(finished ? 200 : 202).json(toExecutionResource(record));
+  };
+}

@@ -1,0 +1,105 @@
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { type Request, type Response, Router } from "express";
+import { z } from "zod";
+import { readPlatformStatus } from "../../store/pg-platform-status.js";
+import type { ApiDeps } from "../api-deps.js";
+import { guard, principalOf } from "../auth/authenticate.js";
+import { toWait } from "../executions/resource.js";
+import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
+import { handler } from "../http.js";
+import { authProblems, rolesNote } from "../openapi/common.js";
+
+/** Most executions listed under `noMutation.executions`. */
+const STALE_LIST_LIMIT = 50;
+
+const CountsSchema = z.partialRecord(ExecutionStatusSchema, z.number().int());
+
+export const PlatformStatusSchema = z
+  .object({
+    generatedAt: z.string(),
+    thresholds: z.object({ noMutationSeconds: z.number().int() }),
+    totals: CountsSchema,
+    workflows: z.array(
+      z.object({
+        workflow: z.string(),
+        counts: CountsSchema,
+        oldestPending: z
+          .object({ id: z.uuid(), status: ExecutionStatusSchema, createdAt: z.string() })
+          .nullable()
+          .meta({ description: "The oldest execution not yet completed or failed." }),
+        noMutation: z.number().int(),
+      }),
+    ),
+    noMutation: z.object({
+      count: z.number().int(),
+      executions: z.array(
+        z.object({
+          id: z.uuid(),
+          workflow: z.string(),
+          status: ExecutionStatusSchema,
+          updatedAt: z.string(),
+          waitingFor: z.array(WaitSchema).nullable(),
+        }),
+      ),
+    }),
+    schedules: z.array(z.unknown()).meta({
+      description: "Overdue or silent schedules. Always empty until schedules ship (a later issue).",
+    }),
+  })
+  .meta({ id: "PlatformStatus" });
+
+/** `GET /v1/platform/status`: workflow health of the caller's organisation, from the projections. */
+export function platformRouter(deps: ApiDeps): Router {
+  const router = Router();
+  router.get(
+    "/v1/platform/status",
+    ...guard(deps.keys, "platformStatus"),
+    handler(async (_req: Request, res: Response) => {
+      const threshold = deps.settings.noMutationThresholdSeconds;
+      const { workflows, stale } = await readPlatformStatus(
+        deps.pool,
+        principalOf(res).orgId,
+        threshold,
+        STALE_LIST_LIMIT,
+      );
+      const totals: Record<string, number> = {};
+      for (const w of workflows)
+        for (const [status, n] of Object.entries(w.counts)) totals[status] = (totals[status] ?? 0) + n;
+      const body: z.infer<typeof PlatformStatusSchema> = {
+        generatedAt: new Date().toISOString(),
+        thresholds: { noMutationSeconds: threshold },
+        totals,
+        workflows,
+        noMutation: {
+          count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
+          executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
+        },
+        schedules: [],
+      };
+      res.json(body);
+    }),
+  );
+  return router;
+}
+
+export function registerPlatformOpenApi(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: "get",
+    path: "/v1/platform/status",
+    operationId: "platformStatus",
+    tags: ["platform"],
+    summary: "Workflow health of the organisation",
+    description:
+      "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
+      "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
+      "(default 3600; at most 50 listed). `schedules` is an empty list until schedules ship in a later issue. " +
+      rolesNote("platformStatus"),
+    responses: {
+      200: {
+        description: "Platform status.",
+        content: { "application/json": { schema: PlatformStatusSchema } },
+      },
+      ...authProblems("platformStatus"),
+    },
+  });
+}

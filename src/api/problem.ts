@@ -1,0 +1,178 @@
+import type { NextFunction, Request, Response } from "express";
+import { ENGINE_ERRORS } from "../engine/error-codes.js";
+import { TenorError } from "../errors/tenor-error.js";
+import type { Logger } from "../observability/logger.js";
+import { API_ERRORS } from "./api-error-codes.js";
+
+/** Base of every problem `type` URI: `https://tenor.dev/problems/<code in kebab case>`. */
+export const PROBLEM_TYPE_BASE = "https://tenor.dev/problems/";
+
+/** One invalid field of a request, for `errors` of a validation problem. */
+export interface FieldError {
+  /** Where: `body`, `query`, `path`, `header`, then the field's dotted path (`body.symbol`). */
+  pointer: string;
+  message: string;
+}
+
+/** An RFC 9457 problem document, plus Tenor's stable `code`. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  code: string;
+  retryable: boolean;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+/** HTTP status per stable code; a code not listed is a 500. */
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  [ENGINE_ERRORS.INPUT_INVALID]: 422,
+  [ENGINE_ERRORS.WORKFLOW_UNKNOWN]: 404,
+  [ENGINE_ERRORS.EXECUTION_NOT_FOUND]: 404,
+  [ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED]: 422,
+  [ENGINE_ERRORS.EXECUTION_TERMINAL]: 409,
+  [ENGINE_ERRORS.APPROVAL_PARAMS_CHANGED]: 409,
+  [API_ERRORS.UNAUTHENTICATED]: 401,
+  [API_ERRORS.FORBIDDEN]: 403,
+  [API_ERRORS.ROUTE_NOT_FOUND]: 404,
+  [API_ERRORS.MALFORMED_JSON]: 400,
+  [API_ERRORS.UNSUPPORTED_MEDIA_TYPE]: 415,
+  [API_ERRORS.PAYLOAD_TOO_LARGE]: 413,
+  [API_ERRORS.REQUEST_INVALID]: 400,
+  [API_ERRORS.SIGNAL_NAME_RESERVED]: 403,
+  [API_ERRORS.SIGNAL_INVALID]: 422,
+  [API_ERRORS.APPROVAL_NOT_PENDING]: 409,
+  [API_ERRORS.APPROVAL_ALREADY_DECIDED]: 409,
+  [API_ERRORS.APPROVAL_DUPLICATE_VOTE]: 409,
+  [API_ERRORS.SELF_APPROVAL_FORBIDDEN]: 403,
+};
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Content",
+  500: "Internal Server Error",
+  503: "Service Unavailable",
+};
+
+export function statusForCode(code: string): number {
+  return STATUS_BY_CODE[code] ?? 500;
+}
+
+/** `INPUT_INVALID` → `https://tenor.dev/problems/input-invalid`. */
+export function problemType(code: string): string {
+  return `${PROBLEM_TYPE_BASE}${code.toLowerCase().replace(/_/g, "-")}`;
+}
+
+/**
+ * The problem document for an error. A TenorError keeps its code, message and details (field
+ * `errors` when it carries issues); anything else becomes INTERNAL with a generic detail, never
+ * its message or stack (they may name internals).
+ */
+export function toProblem(error: unknown, instance: string): Problem {
+  if (!(error instanceof TenorError)) {
+    return {
+      type: problemType(API_ERRORS.INTERNAL),
+      title: TITLES[500] as string,
+      status: 500,
+      detail: "an unexpected error occurred; it was logged",
+      instance,
+      code: API_ERRORS.INTERNAL,
+      retryable: true,
+    };
+  }
+  const status = statusForCode(error.code);
+  const { errors, issues, ...details } = error.details as { errors?: FieldError[]; issues?: unknown };
+  const problem: Problem = {
+    type: problemType(error.code),
+    title: TITLES[status] ?? "Error",
+    status,
+    detail: status === 500 ? "an unexpected error occurred; it was logged" : error.message,
+    instance,
+    code: status === 500 ? API_ERRORS.INTERNAL : error.code,
+    retryable: error.retryable,
+  };
+  if (status === 500) return problem;
+  const fieldErrors = errors ?? issuesToFieldErrors(issues, "body");
+  if (fieldErrors) problem.errors = fieldErrors;
+  if (Object.keys(details).length > 0) problem.details = details;
+  return problem;
+}
+
+/** The engine's `issues` ({ path, message }) as field errors under `prefix`. */
+function issuesToFieldErrors(issues: unknown, prefix: string): FieldError[] | undefined {
+  if (!Array.isArray(issues)) return undefined;
+  return issues.map((issue: { path?: string; message?: string }) => ({
+    pointer: issue.path ? `${prefix}.${issue.path}` : prefix,
+    message: issue.message ?? "invalid",
+  }));
+}
+
+export function sendProblem(res: Response, problem: Problem): void {
+  if (problem.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="tenor"');
+  res.status(problem.status).type("application/problem+json").send(JSON.stringify(problem));
+}
+
+/** Throws a TenorError for the API's own refusals. */
+export function apiError(code: string, message: string, details: Record<string, unknown> = {}): TenorError {
+  return new TenorError(code, message, { details });
+}
+
+/** Body-parser failures (malformed JSON, too large) carry a `type`; map them to stable codes. */
+function fromBodyParser(error: unknown): TenorError | null {
+  const e = error as { type?: string; limit?: number; expose?: boolean };
+  if (e?.type === "entity.parse.failed")
+    return apiError(API_ERRORS.MALFORMED_JSON, "the request body is not valid JSON");
+  if (e?.type === "entity.too.large") {
+    return apiError(API_ERRORS.PAYLOAD_TOO_LARGE, `the request body exceeds ${e.limit} bytes`, {
+      limitBytes: e.limit,
+    });
+  }
+  if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") {
+    return apiError(
+      API_ERRORS.UNSUPPORTED_MEDIA_TYPE,
+      "the request body's encoding or charset is not supported",
+    );
+  }
+  return null;
+}
+
+/** The last middleware: every error leaves as problem+json; unexpected ones are logged without payloads. */
+export function problemHandler(logger: Logger) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const mapped = fromBodyParser(error) ?? error;
+    const problem = toProblem(mapped, req.originalUrl);
+    if (problem.status >= 500) {
+      logger.error("request failed", {
+        method: req.method,
+        path: req.path,
+        code: mapped instanceof TenorError ? mapped.code : "INTERNAL",
+        error: mapped instanceof Error ? mapped.message : String(mapped),
+      });
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendProblem(res, problem);
+  };
+}
+
+/** Unknown routes: problem+json 404, never Express's HTML page. */
+export function routeNotFound(req: Request, res: Response): void {
+  sendProblem(
+    res,
+    toProblem(
+      apiError(API_ERRORS.ROUTE_NOT_FOUND, `no route for ${req.method} ${req.path}`),
+      req.originalUrl,
+    ),
+  );
+}

@@ -1,0 +1,130 @@
+import type { Pool } from "pg";
+import type { FailureRecord } from "../engine/errors.js";
+import type { ExecutionStatus, WaitDescriptor } from "../engine/execution-store.js";
+
+/** The status projection of one execution as the Platform API reads it, always within one organisation. */
+export interface ExecutionRecord {
+  id: string;
+  workflow: string;
+  workflowVersion: number;
+  orgId: string;
+  key: string | null;
+  idempotencyKey: string | null;
+  idempotencyExpiresAt: string | null;
+  status: ExecutionStatus;
+  waitingFor: WaitDescriptor[] | null;
+  wakeAt: string | null;
+  progress: Record<string, unknown> | null;
+  output: unknown;
+  failure: FailureRecord | null;
+  hold: FailureRecord | null;
+  recoveryAttempts: number;
+  parentId: string | null;
+  createdBy: string | null;
+  cancelRequestedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface ExecutionListFilter {
+  orgId: string;
+  workflow?: string;
+  status?: ExecutionStatus[];
+  /** The keyed-serialization key. */
+  key?: string;
+  idempotencyKey?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+  /** Page after this (createdAt, id): newest first. */
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
+const COLUMNS = `id, workflow, workflow_version, org_id, key, idempotency_key, idempotency_expires_at, status,
+  waiting_for, wake_at, progress, output, failure, hold, recovery_attempts, parent_id, created_by,
+  cancel_requested_at, created_at, updated_at, completed_at`;
+
+/** Reads of executions for the Platform API. Every query names the organisation: no read crosses tenants. */
+export class PgExecutionReads {
+  constructor(private readonly pool: Pool) {}
+
+  async get(orgId: string, executionId: string): Promise<ExecutionRecord | null> {
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM executions WHERE id = $1 AND org_id = $2`,
+      [executionId, orgId],
+    );
+    return rows[0] ? toRecord(rows[0]) : null;
+  }
+
+  /** Newest first; `limit` rows at most. */
+  async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
+    const where = ["org_id = $1"];
+    const values: unknown[] = [filter.orgId];
+    const add = (clause: (p: string) => string, value: unknown) => {
+      values.push(value);
+      where.push(clause(`$${values.length}`));
+    };
+    if (filter.workflow !== undefined) add((p) => `workflow = ${p}`, filter.workflow);
+    if (filter.status !== undefined) add((p) => `status::text = ANY(${p}::text[])`, filter.status);
+    if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
+    if (filter.idempotencyKey !== undefined) add((p) => `idempotency_key = ${p}`, filter.idempotencyKey);
+    if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
+    if (filter.createdBefore !== undefined)
+      add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
+    if (filter.after !== undefined) {
+      values.push(filter.after.createdAt, filter.after.id);
+      where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+    }
+    values.push(filter.limit);
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM executions WHERE ${where.join(" AND ")}
+       ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
+    );
+    return rows.map(toRecord);
+  }
+
+  /** The signal stored under this idempotency key, to tell a replay from a reuse with another payload. */
+  async findSignal(
+    executionId: string,
+    idempotencyKey: string,
+  ): Promise<{ name: string; payload: unknown } | null> {
+    const { rows } = await this.pool.query(
+      "SELECT name, payload FROM signals WHERE execution_id = $1 AND idempotency_key = $2",
+      [executionId, idempotencyKey],
+    );
+    return rows[0] ? { name: rows[0].name, payload: rows[0].payload } : null;
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
+function toRecord(r: any): ExecutionRecord {
+  return {
+    id: r.id,
+    workflow: r.workflow,
+    workflowVersion: r.workflow_version,
+    orgId: r.org_id,
+    key: r.key,
+    idempotencyKey: r.idempotency_key,
+    idempotencyExpiresAt: iso(r.idempotency_expires_at),
+    status: r.status,
+    waitingFor: r.waiting_for,
+    wakeAt: iso(r.wake_at),
+    progress: r.progress,
+    output: r.output,
+    failure: r.failure,
+    hold: r.hold,
+    recoveryAttempts: r.recovery_attempts,
+    parentId: r.parent_id,
+    createdBy: r.created_by,
+    cancelRequestedAt: iso(r.cancel_requested_at),
+    createdAt: iso(r.created_at) as string,
+    updatedAt: iso(r.updated_at) as string,
+    completedAt: iso(r.completed_at),
+  };
+}
+
+export function iso(value: Date | null): string | null {
+  return value ? value.toISOString() : null;
+}

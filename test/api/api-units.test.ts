@@ -1,0 +1,142 @@
+import { describe, expect, it } from "vitest";
+import { redactSecrets } from "../../src/api/admin/bull-board.js";
+import { generateApiKey, hashApiKey } from "../../src/api/auth/api-key.js";
+import { roleMay } from "../../src/api/auth/permissions.js";
+import { decodeCursor, encodeCursor, retryGuidance } from "../../src/api/executions/resource.js";
+import { parsePreferWait } from "../../src/api/prefer.js";
+import { problemType, statusForCode, toProblem } from "../../src/api/problem.js";
+import { hashApprovalParams } from "../../src/engine/approvals.js";
+import { TenorError } from "../../src/errors/tenor-error.js";
+
+describe("problem mapping", () => {
+  it("maps stable codes to statuses and kebab-case type URIs", () => {
+    expect(statusForCode("INPUT_INVALID")).toBe(422);
+    expect(statusForCode("WORKFLOW_UNKNOWN")).toBe(404);
+    expect(statusForCode("EXECUTION_NOT_FOUND")).toBe(404);
+    expect(statusForCode("IDEMPOTENCY_KEY_REUSED")).toBe(422);
+    expect(statusForCode("EXECUTION_TERMINAL")).toBe(409);
+    expect(statusForCode("UNAUTHENTICATED")).toBe(401);
+    expect(statusForCode("FORBIDDEN")).toBe(403);
+    expect(statusForCode("APPROVAL_PARAMS_CHANGED")).toBe(409);
+    expect(statusForCode("SOMETHING_NEW")).toBe(500);
+    expect(problemType("IDEMPOTENCY_KEY_REUSED")).toBe("https://tenor.dev/problems/idempotency-key-reused");
+  });
+
+  it("turns engine issues into field errors and keeps other details", () => {
+    const error = new TenorError("INPUT_INVALID", "bad", {
+      details: {
+        workflow: "w",
+        issues: [
+          { path: "a.b", message: "required" },
+          { path: "", message: "object" },
+        ],
+      },
+    });
+    expect(toProblem(error, "/x")).toEqual({
+      type: "https://tenor.dev/problems/input-invalid",
+      title: "Unprocessable Content",
+      status: 422,
+      detail: "bad",
+      instance: "/x",
+      code: "INPUT_INVALID",
+      retryable: false,
+      errors: [
+        { pointer: "body.a.b", message: "required" },
+        { pointer: "body", message: "object" },
+      ],
+      details: { workflow: "w" },
+    });
+  });
+
+  it("hides the message and stack of unexpected errors", () => {
+    const problem = toProblem(new Error("connection to db-secret-host refused"), "/y");
+    expect(problem).toMatchObject({ status: 500, code: "INTERNAL", retryable: true });
+    expect(JSON.stringify(problem)).not.toContain("db-secret-host");
+    expect(toProblem(new TenorError("UNMAPPED_CODE", "internal detail"), "/z").detail).not.toContain(
+      "internal detail",
+    );
+  });
+});
+
+describe("Prefer: wait", () => {
+  it("parses wait among other preferences, case-insensitively, and caps it", () => {
+    expect(parsePreferWait(undefined, 30)).toBeNull();
+    expect(parsePreferWait("respond-async", 30)).toBeNull();
+    expect(parsePreferWait("wait=10", 30)).toEqual({ requested: 10, applied: 10 });
+    expect(parsePreferWait("respond-async, WAIT = 100", 30)).toEqual({ requested: 100, applied: 30 });
+    expect(parsePreferWait(["return=minimal", 'wait="5"'], 30)).toEqual({ requested: 5, applied: 5 });
+    expect(parsePreferWait("wait=0", 30)).toEqual({ requested: 0, applied: 0 });
+    expect(parsePreferWait("wait=-1, wait=abc", 30)).toBeNull();
+  });
+});
+
+describe("hashing", () => {
+  it("API keys: prefixed, random, stored as SHA-256 hex", () => {
+    const a = generateApiKey();
+    expect(a).toMatch(/^tnr_[A-Za-z0-9_-]{43}$/);
+    expect(generateApiKey()).not.toBe(a);
+    expect(hashApiKey("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(hashApiKey("tnr_x")).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashApiKey("tnr_x")).not.toBe(hashApiKey("tnr_y"));
+  });
+
+  it("approval parameters: canonical JSON, so key order does not matter and any change does", () => {
+    expect(hashApprovalParams({ a: 1, b: { c: "x", d: [1, 2] } })).toBe(
+      hashApprovalParams({ b: { d: [1, 2], c: "x" }, a: 1 }),
+    );
+    expect(hashApprovalParams({ amount: "100" })).not.toBe(hashApprovalParams({ amount: "1000" }));
+    expect(hashApprovalParams({ amount: "100" })).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe("roles", () => {
+  it("grants what DESIGN §6 and the README say", () => {
+    expect(roleMay("integrator", "start")).toBe(true);
+    expect(roleMay("approver", "start")).toBe(false);
+    expect(roleMay("approver", "approve")).toBe(true);
+    expect(roleMay("integrator", "approve")).toBe(false);
+    expect(roleMay("operator", "queuesRead")).toBe(true);
+    expect(roleMay("operator", "queuesWrite")).toBe(false);
+    expect(roleMay("admin", "queuesWrite")).toBe(true);
+    expect(roleMay("integrator", "readPayloads")).toBe(false);
+  });
+});
+
+describe("resources", () => {
+  it("cursors round-trip and reject forgeries", () => {
+    const cursor = encodeCursor({
+      createdAt: "2026-01-01T00:00:00.123Z",
+      id: "00000000-0000-4000-8000-000000000001",
+    });
+    expect(decodeCursor(cursor)).toEqual({
+      createdAt: "2026-01-01T00:00:00.123Z",
+      id: "00000000-0000-4000-8000-000000000001",
+    });
+    expect(decodeCursor("zz")).toBeNull();
+    expect(decodeCursor(Buffer.from('["x","y"]').toString("base64url"))).toBeNull();
+  });
+
+  it("gives retry guidance from the failure", () => {
+    expect(retryGuidance({ code: "X", message: "", retryable: true, details: {} })).toMatch(/^Transient/);
+    expect(retryGuidance({ code: "X", message: "", retryable: false, details: {} })).toMatch(/^Permanent/);
+    expect(retryGuidance({ code: "CANCELLED", message: "", retryable: false, details: {} })).toMatch(
+      /^Cancelled/,
+    );
+  });
+
+  it("Bull Board job data is redacted for secrets at any depth", () => {
+    expect(
+      redactSecrets({
+        executionId: "e",
+        apiKey: "k",
+        nested: [{ privateKey: "0x", amount: "1" }],
+        Authorization: "b",
+      }),
+    ).toEqual({
+      executionId: "e",
+      apiKey: "[redacted]",
+      nested: [{ privateKey: "[redacted]", amount: "1" }],
+      Authorization: "[redacted]",
+    });
+  });
+});

@@ -1,0 +1,46 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { renderOpenApiDocument } from "../../src/api/openapi/document.js";
+
+const committedPath = fileURLToPath(new URL("../../openapi.json", import.meta.url));
+
+describe("openapi.json", () => {
+  const generated = renderOpenApiDocument(ALL_WORKFLOWS);
+
+  it("the committed document is current (regenerate with `npm run openapi`)", () => {
+    expect(readFileSync(committedPath, "utf8")).toBe(generated);
+  });
+
+  it("documents every route, each workflow's own input schema, and problem responses", () => {
+    const doc = JSON.parse(generated);
+    expect(Object.keys(doc.paths).sort()).toEqual(
+      [
+        "/admin/queues",
+        "/livez",
+        "/openapi.json",
+        "/readyz",
+        "/v1/executions",
+        "/v1/executions/{id}",
+        "/v1/executions/{id}/approvals",
+        "/v1/executions/{id}/approvals/{name}",
+        "/v1/executions/{id}/cancel",
+        "/v1/executions/{id}/signals/{name}",
+        "/v1/executions/{id}/steps",
+        "/v1/platform/status",
+        ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),
+      ].sort(),
+    );
+    const input = doc.components.schemas["WorkflowInput.demo.asset-issue"];
+    expect(input.properties.symbol).toMatchObject({ type: "string", pattern: "^[A-Z0-9]{2,11}$" });
+    const start = doc.paths["/v1/workflows/demo.asset-issue/executions"].post;
+    expect(start.requestBody.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/WorkflowInput.demo.asset-issue",
+    );
+    expect(start.responses["422"].content["application/problem+json"].schema.$ref).toBe(
+      "#/components/schemas/Problem",
+    );
+    expect(start.description).toContain("24 h");
+  });
+});
