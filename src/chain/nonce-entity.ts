@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { defineEntity } from "../keyed/entity.js";
+import { reserveNonce } from "./nonce-reservation.js";
+
+export const ReserveNonceInput = z.object({
+  chainId: z.number().int().positive(),
+  sender: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address"),
+  /** Lowest nonce to hand out: the chain's pending transaction count when Tenor first sees a sender. */
+  floor: z.number().int().min(0).optional(),
+});
+
+export const ReservedNonce = z.object({ nonce: z.number().int().min(0) });
+
+/**
+ * Nonce reservation per (chain, sender) (DESIGN §4): the first keyed entity. Commands for one
+ * sender on one chain are handled one at a time in arrival order, and the reservation itself is
+ * fenced by PostgreSQL's primary key, so even a broken serialization cannot hand out a nonce
+ * twice. The command id is the reservation's idempotency id (use the transaction's stable id).
+ * Gaps (a reserved nonce never broadcast) are left to the nonce-recovery pass.
+ */
+export const nonceEntity = defineEntity({
+  name: "chain.nonce",
+  key: (input) => `${input.chainId}:${input.sender.toLowerCase()}`,
+  handlers: {
+    reserve: {
+      input: ReserveNonceInput,
+      output: ReservedNonce,
+      async handle(ctx, input) {
+        const nonce = await reserveNonce((text, values) => ctx.query(text, values), {
+          chainId: input.chainId,
+          sender: input.sender,
+          commandId: ctx.commandId,
+          ...(input.floor !== undefined ? { floor: input.floor } : {}),
+        });
+        return { nonce };
+      },
+    },
+  },
+});
+
+/** Every chain entity of this release; the runner registers exactly these. */
+export const CHAIN_ENTITIES = [nonceEntity] as const;

@@ -1,0 +1,129 @@
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import type { Logger } from "../observability/logger.js";
+import { KEYED_SPACES } from "../runtime/queue-names.js";
+import { KEYED_SQL } from "./command-sql.js";
+import { KeyedLanes } from "./keyed-lanes.js";
+
+/** Enqueues an execution's job; the executions queue (idempotent by job id). */
+export interface ExecutionStarter {
+  enqueue(executionId: string, workflow: string): Promise<void>;
+}
+
+export interface KeyedAdmissionRequest {
+  executionId: string;
+  workflow: string;
+  key: string;
+  /** Most executions of this key running at once. */
+  limit: number;
+}
+
+const TERMINAL = new Set(["completed", "failed"]);
+
+/**
+ * Keyed workflows (DESIGN §2.5): an execution whose workflow declares `key` is admitted into its
+ * key's line instead of being enqueued. While executions of the key are ahead of it, it is
+ * `waiting` with `{ kind: "key", name: <key>, details: { ahead } }`; when it is promoted its job is
+ * added to the executions queue, and when it reaches a terminal state its slot goes to the next.
+ *
+ * Order of effects, so that a crash at any point leaves work the repair completes: the admission
+ * row is committed before Redis hears of it; a promotion is recorded in PostgreSQL before the job
+ * is added; an admission is marked done before its slot is released.
+ */
+export class KeyedWorkflowGate {
+  readonly lanes: KeyedLanes;
+
+  constructor(
+    private readonly deps: {
+      pool: Pool;
+      redis: Redis;
+      prefix: string;
+      starter: ExecutionStarter;
+      logger: Logger;
+    },
+  ) {
+    this.lanes = new KeyedLanes(deps.redis, deps.prefix, KEYED_SPACES.workflows, false);
+  }
+
+  /** Admits an execution into its key's line; idempotent (a repeated start admits nothing new). */
+  async admit(request: KeyedAdmissionRequest): Promise<void> {
+    const { pool } = this.deps;
+    const inserted = await pool.query<{ seq: string; status: string }>(KEYED_SQL.insertAdmission, [
+      request.executionId,
+      request.workflow,
+      request.key,
+      request.limit,
+    ]);
+    const row =
+      inserted.rows[0] ??
+      (await pool.query<{ seq: string; status: string }>(KEYED_SQL.admission, [request.executionId])).rows[0];
+    if (!row) throw new Error(`admission of execution ${request.executionId} neither inserted nor found`);
+    if (row.status === "running") {
+      await this.deps.starter.enqueue(request.executionId, request.workflow);
+      return;
+    }
+    if (row.status !== "queued") return;
+    const { lost, promoted } = await this.lanes.enqueue([
+      { id: request.executionId, lane: request.key, seq: row.seq, limit: request.limit },
+    ]);
+    if (lost) {
+      this.deps.logger.warn("keyed workflow state lost in Redis; the repair admits this execution", {
+        executionId: request.executionId,
+      });
+    }
+    await this.start(promoted);
+    if (!promoted.includes(request.executionId)) await this.refreshAhead(request.key);
+  }
+
+  /** Called when a keyed execution reached a terminal state: its slot goes to the next in line. */
+  async finished(executionId: string): Promise<void> {
+    const { rows } = await this.deps.pool.query<{ key: string }>(KEYED_SQL.finishAdmission, [executionId]);
+    const promoted = await this.lanes.release([executionId]);
+    await this.start(promoted);
+    const key = rows[0]?.key;
+    if (key !== undefined) await this.refreshAhead(key);
+  }
+
+  /** Like `finished`, for an execution that may not be keyed: touches Redis only when it was admitted. */
+  async finishedIfAdmitted(executionId: string): Promise<void> {
+    const { rows } = await this.deps.pool.query<{ key: string }>(KEYED_SQL.finishAdmission, [executionId]);
+    const key = rows[0]?.key;
+    if (key === undefined) return;
+    await this.start(await this.lanes.release([executionId]));
+    await this.refreshAhead(key);
+  }
+
+  /**
+   * Starts promoted executions: records the promotion, then adds each job. A promoted id whose
+   * execution is already terminal (or gone) is released at once, so the line keeps moving.
+   */
+  async start(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const { rows } = await this.deps.pool.query<{
+      id: string;
+      workflow: string | null;
+      execution_status: string | null;
+      admission_status: string | null;
+    }>(KEYED_SQL.startAdmissions, [ids]);
+    const release: string[] = [];
+    for (const row of rows) {
+      const live =
+        row.workflow !== null && row.execution_status !== null && !TERMINAL.has(row.execution_status);
+      if (live && row.admission_status === "running")
+        await this.deps.starter.enqueue(row.id, row.workflow as string);
+      else if (
+        !live ||
+        row.admission_status === "done" ||
+        row.admission_status === "failed" ||
+        row.admission_status === null
+      )
+        release.push(row.id);
+    }
+    for (const id of release) await this.finished(id);
+  }
+
+  /** Rewrites the `ahead` count of every execution still waiting for `key`. */
+  async refreshAhead(key: string): Promise<void> {
+    await this.deps.pool.query(KEYED_SQL.refreshAhead, [key]);
+  }
+}

@@ -1,0 +1,105 @@
+import type { Redis } from "ioredis";
+import pg from "pg";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import type { AnyEntity } from "../../src/keyed/entity.js";
+import { EntityClient } from "../../src/keyed/entity-client.js";
+import { EntityRegistry } from "../../src/keyed/entity-registry.js";
+import { KeyedLanes } from "../../src/keyed/keyed-lanes.js";
+import { type KeyedRuntime, type KeyedSettings, startKeyedRuntime } from "../../src/keyed/keyed-runtime.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { KEYED_SPACES } from "../../src/runtime/queue-names.js";
+import { createRedisConnection } from "../../src/runtime/redis-connection.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+
+/** Short leases and a fast repair, so a dead runner's commands come back in about a second. */
+export const FAST_KEYED: KeyedSettings = {
+  leaseMs: 1_000,
+  batchSize: 16,
+  concurrency: 2,
+  repairIntervalMs: 200,
+  graceMs: 500,
+};
+
+/**
+ * One test file's keyed world: its own database and Redis prefix (optionally its own
+ * redis-server), an entity client, and entity runtimes started in the test process.
+ */
+export interface KeyedWorld {
+  db: TestDatabase;
+  /** The engine's pool (larger than the test database's). */
+  pool: pg.Pool;
+  prefix: string;
+  redisUrl: string;
+  redis: Redis;
+  registry: EntityRegistry;
+  client: EntityClient;
+  entityLanes: KeyedLanes;
+  /** Starts an in-process runner part for entities (workers + repair). */
+  startRuntime(settings?: Partial<KeyedSettings>): Promise<KeyedRuntime>;
+  close(): Promise<void>;
+}
+
+export async function createKeyedWorld(
+  file: string,
+  options: { entities: readonly AnyEntity[]; redisUrl?: string; poolSize?: number; pollMs?: number },
+): Promise<KeyedWorld> {
+  const db = await createTestDatabase();
+  const pool = new pg.Pool({ connectionString: db.url, max: options.poolSize ?? 10 });
+  pool.on("error", () => undefined);
+  const prefix = testRedisPrefix(file);
+  const url = options.redisUrl ?? redisUrl();
+  const redis = createRedisConnection(url, "producer");
+  redis.on("error", () => undefined);
+  const logger = createLogger({ level: "error" });
+  const registry = new EntityRegistry(options.entities);
+  const client = new EntityClient({ pool, redis, prefix, registry, logger, pollMs: options.pollMs ?? 300 });
+  const runtimes: KeyedRuntime[] = [];
+  return {
+    db,
+    pool,
+    prefix,
+    redisUrl: url,
+    redis,
+    registry,
+    client,
+    entityLanes: new KeyedLanes(redis, prefix, KEYED_SPACES.entities, true),
+    async startRuntime(settings = {}) {
+      const runtime = await startKeyedRuntime({
+        pool,
+        redis,
+        prefix,
+        entities: registry,
+        workflows: new WorkflowRegistry([]),
+        starter: { enqueue: async () => undefined },
+        logger,
+        settings: { ...FAST_KEYED, ...settings },
+      });
+      runtimes.push(runtime);
+      return runtime;
+    },
+    async close() {
+      for (const runtime of runtimes) await runtime.stop().catch(() => undefined);
+      await client.close();
+      await deleteRedisPrefix(prefix, redis).catch(() => 0);
+      redis.disconnect();
+      await pool.end().catch(() => undefined);
+      await db.drop();
+    },
+  };
+}
+
+/** Polls until `probe` returns a value other than false; fails naming `what`. */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
