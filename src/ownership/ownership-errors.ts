@@ -1,0 +1,11 @@
+/** Stable error codes of shard ownership; never reworded once shipped. */
+export const OWNERSHIP_ERRORS = {
+  /** This process's `durable.sharding.shardCount` differs from the one recorded in the database. */
+  SHARD_COUNT_MISMATCH: "SHARD_COUNT_MISMATCH",
+  /** A shard-owned write carried an owner epoch that is no longer current: the shard moved. */
+  SHARD_EPOCH_STALE: "SHARD_EPOCH_STALE",
+  /** A lock operation on the reserved connection did not finish within its deadline. */
+  SHARD_LOCK_DEADLINE: "SHARD_LOCK_DEADLINE",
+} as const;
+
+export type OwnershipErrorCode = (typeof OWNERSHIP_ERRORS)[keyof typeof OWNERSHIP_ERRORS];

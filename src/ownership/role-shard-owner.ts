@@ -1,0 +1,31 @@
+import type { TenorConfig } from "../config/schema.js";
+import type { Logger } from "../observability/logger.js";
+import type { Dependencies } from "../roles/dependencies.js";
+import type { ShardDomain } from "./shard-map.js";
+import { ShardOwner, type ShardWork } from "./shard-owner.js";
+
+/**
+ * Starts the shard ownership of a runner or indexer replica from configuration. Until work is
+ * mapped to shards (chain ingest, confirmation watchers) the default work only logs at debug.
+ */
+export async function startRoleShardOwner(options: {
+  config: TenorConfig;
+  deps: Pick<Dependencies, "pool">;
+  domain: ShardDomain;
+  logger: Logger;
+  work?: ShardWork;
+}): Promise<ShardOwner> {
+  const { sharding } = options.config.durable;
+  const owner = new ShardOwner({
+    connectionString: options.config.databaseUrl,
+    pool: options.deps.pool,
+    domain: options.domain,
+    shardCount: sharding.shardCount,
+    refreshIntervalMs: sharding.refreshIntervalMs,
+    livenessWindowMs: sharding.livenessWindowMs,
+    logger: options.logger,
+    ...(options.work ? { work: options.work } : {}),
+  });
+  await owner.start();
+  return owner;
+}

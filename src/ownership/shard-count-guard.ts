@@ -1,0 +1,38 @@
+import type { Pool } from "pg";
+import { TenorError } from "../errors/tenor-error.js";
+import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
+
+/** The `engine_settings` key under which the first process records the shard count. */
+export const SHARD_COUNT_SETTING = "durable.sharding.shardCount";
+
+/**
+ * Records the shard count if no process has yet, then refuses to continue when the recorded
+ * one differs: a replica hashing keys into another number of shards would own work another
+ * replica also owns. Every role calls this at startup (the api too, which owns no shard, so a
+ * misconfigured release fails as a whole instead of in one role).
+ *
+ * @throws TenorError `SHARD_COUNT_MISMATCH`, naming both values and how to fix it.
+ */
+export async function assertShardCount(pool: Pool, configured: number): Promise<void> {
+  const { rows } = await pool.query<{ value: unknown }>(
+    `WITH recorded AS (
+       INSERT INTO engine_settings (key, value) VALUES ($1, to_jsonb($2::int))
+       ON CONFLICT (key) DO NOTHING
+       RETURNING value
+     )
+     SELECT value FROM recorded
+     UNION ALL
+     SELECT value FROM engine_settings WHERE key = $1
+     LIMIT 1`,
+    [SHARD_COUNT_SETTING, configured],
+  );
+  const recorded = Number(rows[0]?.value);
+  if (recorded === configured) return;
+  throw new TenorError(
+    OWNERSHIP_ERRORS.SHARD_COUNT_MISMATCH,
+    `durable.sharding.shardCount is ${configured} in this process but ${recorded} is recorded in the ` +
+      `database (engine_settings '${SHARD_COUNT_SETTING}'); every role must use the same shard count. ` +
+      `Set durable.sharding.shardCount to ${recorded}, or re-shard deliberately with every replica stopped.`,
+    { details: { configured, recorded } },
+  );
+}

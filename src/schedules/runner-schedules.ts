@@ -1,0 +1,100 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import type { TenorConfig } from "../config/schema.js";
+import type { Logger } from "../observability/logger.js";
+import { executionRetentionPolicy } from "../retention/execution-retention.js";
+import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
+import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
+import type { RetentionPolicy } from "../retention/retention-policy.js";
+import { scheduleRunRetentionPolicy } from "../retention/schedule-run-retention.js";
+import type { ExecutionQueue } from "../runtime/execution-queue.js";
+import { sweepExecutions, wakeCancelRequested } from "../runtime/execution-sweep.js";
+import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
+import { rebuildRollups } from "./monitoring-rollups.js";
+import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
+
+export interface RunnerScheduleDependencies {
+  config: TenorConfig;
+  pool: Pool;
+  redis: Redis;
+  executionQueue: ExecutionQueue;
+  /** Queues whose completed jobs retention removes (the executions queue, the schedules queue, ...). */
+  retainedQueues: () => readonly Queue[];
+  logger: Logger;
+}
+
+/** Daily retention at 03:17 UTC: off the hour, when other cron work crowds in. */
+const RETENTION_PATTERN = "17 3 * * *";
+
+/**
+ * Every cron and singleton schedule of the runners, defined in code with their cadence from
+ * configuration (DESIGN §2.6, §2.7).
+ */
+export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefinition[] {
+  const { config, pool } = deps;
+  return [
+    {
+      name: SCHEDULE_NAMES.executionSweep,
+      cadence: { kind: "every", everyMs: config.durable.sweep.intervalMs },
+      async run() {
+        const sweep = {
+          pool,
+          redis: deps.redis,
+          queue: deps.executionQueue,
+          logger: deps.logger.child({ component: "sweep" }),
+          graceMs: config.durable.sweep.graceMs,
+        };
+        const report = await sweepExecutions(sweep);
+        const cancelWakes = await wakeCancelRequested(sweep);
+        const moved = report.reenqueued + cancelWakes;
+        return { outcome: moved > 0 ? "succeeded" : "empty", summary: { ...report, cancelWakes } };
+      },
+    },
+    {
+      name: SCHEDULE_NAMES.monitoringRollups,
+      cadence: { kind: "every", everyMs: config.monitoring.rollups.intervalSeconds * 1_000 },
+      async run({ logger }) {
+        const report = await rebuildRollups({
+          pool,
+          logger: logger.child({ component: "monitoring" }),
+          retentionDays: config.durable.retention.days,
+        });
+        return {
+          outcome: report.rebuilt.length > 0 ? "succeeded" : "empty",
+          summary: {
+            rebuilt: report.rebuilt.length,
+            capped: report.capped,
+            gapHoursRemaining: report.gapHoursRemaining,
+          },
+        };
+      },
+    },
+    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds),
+    {
+      name: SCHEDULE_NAMES.retention,
+      cadence: { kind: "cron", pattern: RETENTION_PATTERN, tz: "UTC", periodMs: 86_400_000 },
+      async run({ logger }) {
+        const policies: RetentionPolicy[] = [
+          executionRetentionPolicy(pool),
+          scheduleRunRetentionPolicy(pool),
+          ...deps.retainedQueues().map((queue) => completedJobRetentionPolicy(queue, deps.redis)),
+        ];
+        const report = await runRetentionPass({
+          policies,
+          cutoff: retentionCutoff(new Date(), config.durable.retention.days),
+          batchSize: config.durable.retention.batchSize,
+          logger: logger.child({ component: "retention" }),
+        });
+        const summary = { ...report };
+        if (report.failures > 0)
+          return {
+            outcome: "failed",
+            summary,
+            error: `${report.failures} retention failure(s); see the pass report`,
+          };
+        return { outcome: report.deletedTotal > 0 ? "succeeded" : "empty", summary };
+      },
+    },
+  ];
+}

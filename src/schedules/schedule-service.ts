@@ -1,0 +1,116 @@
+import { Queue, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import type { Logger } from "../observability/logger.js";
+import { QUEUE_NAMES } from "../runtime/queue-names.js";
+import { cadencePeriodMs, type ScheduleDefinition } from "./schedule-definition.js";
+import { registerSchedules } from "./schedule-runs.js";
+import { runScheduleTick, tickDueAt } from "./schedule-tick.js";
+import { missingJobSchedulers, type ScheduleJobData, upsertJobSchedulers } from "./scheduler-upsert.js";
+
+export interface ScheduleServiceOptions {
+  definitions: readonly ScheduleDefinition[];
+  pool: Pool;
+  /** Producer connection: the queue and the upsert lock. */
+  redis: Redis;
+  /** A connection with `maxRetriesPerRequest: null` for the worker. */
+  workerRedis: Redis;
+  prefix: string;
+  logger: Logger;
+  /** Identifies this runner on the runs it records. */
+  runnerId: string;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  /**
+   * How often each runner checks that every job scheduler still exists and restores missing ones
+   * (Redis flushed or failed over), in milliseconds. Default: the fastest cadence, within 1–5 s.
+   */
+  keeperIntervalMs?: number;
+}
+
+export interface ScheduleService {
+  queue: Queue<ScheduleJobData>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The runners' schedules (DESIGN §2.6): records the definitions in `schedules`, upserts their
+ * BullMQ job schedulers under the redlock lock, and runs a worker that executes each tick through
+ * the cycle key. Runners only: the api and indexer never start this.
+ */
+export async function startScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
+  const log = options.logger.child({ component: "schedules", queue: QUEUE_NAMES.schedules });
+  const byName = new Map(options.definitions.map((d) => [d.name, d]));
+  await registerSchedules(options.pool, options.definitions);
+  const queue = new Queue<ScheduleJobData>(QUEUE_NAMES.schedules, {
+    connection: options.redis,
+    prefix: options.prefix,
+  });
+  const upsert = (removeUnknown: boolean) =>
+    upsertJobSchedulers({
+      queue,
+      redis: options.redis,
+      definitions: options.definitions,
+      logger: log,
+      removeUnknown,
+    });
+  await upsert(true);
+  const tickDeps = { pool: options.pool, logger: log, runnerId: options.runnerId };
+  const worker = new Worker<ScheduleJobData>(
+    QUEUE_NAMES.schedules,
+    async (job) => {
+      const definition = byName.get(job.data.schedule ?? job.name);
+      if (!definition) throw new Error(`no schedule named ${job.data.schedule ?? job.name} on this runner`);
+      return runScheduleTick(tickDeps, definition, tickDueAt(job));
+    },
+    {
+      connection: options.workerRedis,
+      prefix: options.prefix,
+      // One slot per schedule: a long retention pass never delays the sweep.
+      concurrency: Math.max(1, options.definitions.length),
+      lockDuration: options.lockDurationMs,
+      stalledInterval: options.stalledIntervalMs,
+      maxStalledCount: 1,
+    },
+  );
+  worker.on("error", (error) => log.warn("schedule worker error", { error: error.message }));
+  const keeper = startKeeper(options, queue, upsert, log);
+  return {
+    queue,
+    async stop() {
+      await keeper.stop();
+      await worker.close();
+      await queue.close();
+    },
+  };
+}
+
+/** Restores job schedulers that vanished from Redis; PostgreSQL's cycle keys make a restore harmless. */
+function startKeeper(
+  options: ScheduleServiceOptions,
+  queue: Queue<ScheduleJobData>,
+  upsert: (removeUnknown: boolean) => Promise<unknown>,
+  log: Logger,
+): { stop(): Promise<void> } {
+  const fastest = Math.min(...options.definitions.map((d) => cadencePeriodMs(d.cadence)));
+  const interval = options.keeperIntervalMs ?? Math.min(5_000, Math.max(1_000, fastest));
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (stopped) return;
+    running = (async () => {
+      const missing = await missingJobSchedulers(queue, options.definitions);
+      if (missing.length === 0) return;
+      log.warn("job schedulers missing from Redis; restoring them", { missing });
+      await upsert(false);
+    })().catch((error: Error) => log.warn("job scheduler check failed", { error: error.message }));
+  }, interval);
+  timer.unref();
+  return {
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
