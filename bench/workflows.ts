@@ -1,0 +1,111 @@
+import type pg from "pg";
+import { z } from "zod";
+import { defineWorkflow } from "../src/engine/workflow.js";
+
+/**
+ * The workflows the benchmark runs on Tenor. Every one is registered wherever a Tenor runner
+ * runs in the benchmark (in-process or bench/tenor-runner.ts), because a runner refuses to start
+ * while a declared workflow is unregistered.
+ */
+
+/** W1, W2, W3: `steps` sequential no-op steps. */
+export const noopChain = defineWorkflow({
+  name: "bench.noop-chain",
+  version: 1,
+  input: z.object({ steps: z.number().int().min(1) }),
+  output: z.object({ done: z.number() }),
+  async run(ctx, input) {
+    let done = 0;
+    for (let i = 0; i < input.steps; i++) done = await ctx.step(`s${i}`, () => i + 1);
+    return { done };
+  },
+});
+
+/** W4: one child of a fan-out; one step. */
+export const fanoutChild = defineWorkflow({
+  name: "bench.fanout-child",
+  version: 1,
+  input: z.object({ i: z.number().int() }),
+  output: z.object({ i: z.number() }),
+  async run(ctx, input) {
+    return { i: await ctx.step("work", () => input.i) };
+  },
+});
+
+/** W4: starts `children` children at once (Promise.all) and waits for all of them. */
+export const fanoutParent = defineWorkflow({
+  name: "bench.fanout-parent",
+  version: 1,
+  input: z.object({ children: z.number().int().min(1) }),
+  output: z.object({ sum: z.number() }),
+  async run(ctx, input) {
+    const outputs = await Promise.all(
+      Array.from({ length: input.children }, (_, i) => ctx.child(fanoutChild, { i })),
+    );
+    return { sum: outputs.reduce((acc, o) => acc + o.i, 0) };
+  },
+});
+
+/** W6, W7: `steps` no-op steps, then parked on a signal that never comes. */
+export const parkAfterSteps = defineWorkflow({
+  name: "bench.park",
+  version: 1,
+  input: z.object({ steps: z.number().int().min(0) }),
+  output: z.object({ done: z.boolean() }),
+  async run(ctx, input) {
+    for (let i = 0; i < input.steps; i++) await ctx.step(`s${i}`, () => i);
+    await ctx.waitForSignal("go", { schema: z.unknown() });
+    return { done: true };
+  },
+});
+
+/** W8: sleeps until `at` (epoch ms), then records how late the first step after the timer ran. */
+export const timer = defineWorkflow({
+  name: "bench.timer",
+  version: 1,
+  input: z.object({ at: z.number() }),
+  output: z.object({ latenessMs: z.number() }),
+  async run(ctx, input) {
+    await ctx.sleepUntil("due", new Date(input.at));
+    const latenessMs = await ctx.step("woke", () => Date.now() - input.at);
+    return { latenessMs };
+  },
+});
+
+let effectsPool: pg.Pool | null = null;
+
+/** Gives the crash workflow the pool its side effects go to (the workload database). */
+export function bindEffects(pool: pg.Pool): void {
+  effectsPool = pool;
+}
+
+/** DDL of the side-effect log W5 counts duplicates in. */
+export const EFFECTS_TABLE_SQL =
+  "CREATE TABLE IF NOT EXISTS bench_effects (execution_id uuid NOT NULL, position int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())";
+
+/**
+ * W5: `steps` steps, each recording one side effect and then taking `stepMs`, so that many
+ * executions are mid-step when the runner is killed.
+ */
+export const crashChain = defineWorkflow({
+  name: "bench.crash-chain",
+  version: 1,
+  input: z.object({ steps: z.number().int().min(1), stepMs: z.number().int().min(0) }),
+  output: z.object({ done: z.number() }),
+  async run(ctx, input) {
+    for (let i = 0; i < input.steps; i++) {
+      await ctx.step(`s${i}`, async ({ executionId, position }) => {
+        if (!effectsPool) throw new Error("bindEffects() was not called in this process");
+        await effectsPool.query("INSERT INTO bench_effects (execution_id, position) VALUES ($1, $2)", [
+          executionId,
+          position,
+        ]);
+        await new Promise((resolve) => setTimeout(resolve, input.stepMs));
+        return i;
+      });
+    }
+    return { done: input.steps };
+  },
+});
+
+export const BENCH_WORKFLOWS = [noopChain, fanoutChild, fanoutParent, parkAfterSteps, timer, crashChain];
