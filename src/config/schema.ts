@@ -53,9 +53,25 @@ export const configSchema = z
       .enum(["error", "warn", "info", "debug"], "must be one of error, warn, info, debug")
       .default("info"),
     api: z
-      .object({ port: port(3000) })
+      .object({
+        port: port(3000),
+        /** Upper bound of `Prefer: wait=N` on a start, in seconds; a larger N is capped to it. */
+        maxPreferWaitSeconds: positiveInt(30, 0),
+        /** Largest accepted request body, in bytes; a larger one is refused with 413. */
+        bodyLimitBytes: positiveInt(1_048_576, 1_024),
+        /** How long an Idempotency-Key binds its execution, in seconds (24 h); after it the key is released. */
+        idempotencyTtlSeconds: positiveInt(86_400, 60),
+        /** Platform status: a non-terminal execution not updated for this many seconds counts as "no mutation". */
+        noMutationThresholdSeconds: positiveInt(3_600, 1),
+      })
       .strict()
-      .default({ port: 3000 }),
+      .default({
+        port: 3000,
+        maxPreferWaitSeconds: 30,
+        bodyLimitBytes: 1_048_576,
+        idempotencyTtlSeconds: 86_400,
+        noMutationThresholdSeconds: 3_600,
+      }),
     runner: z
       .object({ healthPort: port(3001) })
       .strict()
@@ -73,10 +89,37 @@ export const configSchema = z
       .default({ graceMs: 10_000 }),
     durable: z
       .object({
+        /**
+         * Shard ownership (docs/ownership.md). Every lock operation on the reserved connection has
+         * a deadline of `min(refreshIntervalMs, livenessWindowMs / 3)`: it must end before the next
+         * refresh is due, and a stuck replica must have given its shards up well inside the window
+         * after which its peers stop counting it.
+         */
         sharding: z
-          .object({ shardCount: positiveInt(64) })
+          .object({
+            /** Shards per ownership domain; identical on every role (recorded in engine_settings). */
+            shardCount: positiveInt(64),
+            /** Locks and the heartbeat are re-asserted this often, in milliseconds. */
+            refreshIntervalMs: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(100, "100 ≤ v ≤ 60000")
+              .max(60_000, "100 ≤ v ≤ 60000")
+              .default(2_000),
+            /** A replica whose heartbeat is older than this is not counted live, in milliseconds. */
+            livenessWindowMs: positiveInt(10_000, 300),
+          })
           .strict()
-          .default({ shardCount: 64 }),
+          .superRefine((v, ctx) => {
+            if (v.livenessWindowMs < 3 * v.refreshIntervalMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["livenessWindowMs"],
+                input: v.livenessWindowMs,
+                message: `must be ≥ 3 × durable.sharding.refreshIntervalMs (${3 * v.refreshIntervalMs})`,
+              });
+          })
+          .default({ shardCount: 64, refreshIntervalMs: 2_000, livenessWindowMs: 10_000 }),
         confirmationWatcher: z
           .object({
             intervalMs: z.coerce
@@ -88,10 +131,20 @@ export const configSchema = z
           })
           .strict()
           .default({ intervalMs: 250 }),
+        /** Daily deletion of completed queue messages and terminal projections (docs/schedules.md). */
         retention: z
-          .object({ days: positiveInt(30) })
+          .object({
+            days: positiveInt(30),
+            /** Rows (or jobs) one retention batch deletes, each in its own short transaction. */
+            batchSize: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(10, "10 ≤ v ≤ 10000")
+              .max(10_000, "10 ≤ v ≤ 10000")
+              .default(500),
+          })
           .strict()
-          .default({ days: 30 }),
+          .default({ days: 30, batchSize: 500 }),
         /**
          * BullMQ job lock: a runner that dies is detected after at most about
          * `lockDurationMs + stalledIntervalMs`. Shorter means faster takeover and more
@@ -121,16 +174,39 @@ export const configSchema = z
           .object({ intervalMs: positiveInt(5_000, 100), graceMs: positiveInt(10_000, 0) })
           .strict()
           .default({ intervalMs: 5_000, graceMs: 10_000 }),
+        /** Keyed serialization: entity commands and keyed workflows (docs/keyed.md). */
+        keyed: z
+          .object({
+            /** Lease of a claimed entity command, in ms: a dead runner's commands return after about this long. */
+            leaseMs: positiveInt(10_000, 200),
+            /** Most commands one claim takes (one PostgreSQL transaction). */
+            batchSize: positiveInt(128),
+            /** Claim loops per runner process. */
+            concurrency: positiveInt(4),
+            /** Period of the keyed repair (lost Redis state, expired leases, finished slots), in ms. */
+            repairIntervalMs: positiveInt(1_000, 50),
+            /** Work younger than this is left to its sender by the repair, in ms. */
+            graceMs: positiveInt(5_000, 0),
+          })
+          .strict()
+          .default({
+            leaseMs: 10_000,
+            batchSize: 128,
+            concurrency: 4,
+            repairIntervalMs: 1_000,
+            graceMs: 5_000,
+          }),
       })
       .strict()
       .default({
-        sharding: { shardCount: 64 },
+        sharding: { shardCount: 64, refreshIntervalMs: 2_000, livenessWindowMs: 10_000 },
         confirmationWatcher: { intervalMs: 250 },
-        retention: { days: 30 },
+        retention: { days: 30, batchSize: 500 },
         lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
         runnerConcurrency: 100,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },
+        keyed: { leaseMs: 10_000, batchSize: 128, concurrency: 4, repairIntervalMs: 1_000, graceMs: 5_000 },
       }),
     monitoring: z
       .object({
@@ -138,9 +214,21 @@ export const configSchema = z
           .object({ intervalSeconds: healthIntervalSeconds })
           .strict()
           .default({ intervalSeconds: 60 }),
+        /** Hourly outcome buckets: how often the rollup schedule looks for hours to build, in seconds. */
+        rollups: z
+          .object({
+            intervalSeconds: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(60, "60 ≤ v ≤ 3600")
+              .max(3_600, "60 ≤ v ≤ 3600")
+              .default(300),
+          })
+          .strict()
+          .default({ intervalSeconds: 300 }),
       })
       .strict()
-      .default({ blockchainHealthCollector: { intervalSeconds: 60 } }),
+      .default({ blockchainHealthCollector: { intervalSeconds: 60 }, rollups: { intervalSeconds: 300 } }),
   })
   .strict();
 

@@ -12,6 +12,10 @@ export const LOG_COMPONENTS = [
   "queue",
   "store",
   "sweep",
+  "ownership",
+  "schedules",
+  "retention",
+  "monitoring",
   "supervisor",
   "demo",
 ] as const;

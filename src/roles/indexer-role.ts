@@ -1,11 +1,19 @@
 import { startHealthServer } from "../observability/health-server.js";
+import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 
 /**
  * The indexer role. It owns the Ledger Index (DESIGN §5); until per-chain ingest lands it holds
- * its connections and reports health, so deployments and the supervisor treat it like the others.
+ * its connections, owns its share of the indexer shards (where ingest loops will run) and reports
+ * health, so deployments and the supervisor treat it like the others.
  */
 export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
+  const shards = await startRoleShardOwner({
+    config: ctx.config,
+    deps: ctx.deps,
+    domain: "indexer",
+    logger: ctx.logger,
+  });
   const { server } = await startHealthServer({
     port: ctx.config.indexer.healthPort,
     checks: ctx.readiness,
@@ -14,6 +22,7 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
   ctx.logger.info("indexer started", { healthPort: ctx.config.indexer.healthPort, chains: [] });
   return {
     async stop() {
+      await shards.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

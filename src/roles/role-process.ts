@@ -5,6 +5,7 @@ import type { TenorConfig } from "../config/schema.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
+import { assertShardCount } from "../ownership/shard-count-guard.js";
 import { startApiRole } from "./api-role.js";
 import { connectDependencies } from "./dependencies.js";
 import { startIndexerRole } from "./indexer-role.js";
@@ -52,6 +53,8 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
   try {
     deps = await connectDependencies(config, role);
     const { pool, redis } = deps;
+    // Every role, the api too: one release must agree on the shard count (DESIGN §2.6).
+    await assertShardCount(pool, config.durable.sharding.shardCount);
     const readiness = {
       postgresql: async () => void (await pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),

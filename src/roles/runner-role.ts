@@ -1,15 +1,20 @@
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { CHAIN_ENTITIES } from "../chain/nonce-entity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
+import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
 import { assertNoEviction } from "../runtime/redis-connection.js";
 import { startRunnerRuntime } from "../runtime/runner-runtime.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 
-/** The runner role: workflow workers, the sweep; never the public API (DESIGN §1). */
+/** The runner role: workflow workers, schedules, shard ownership; never the public API (DESIGN §1). */
 export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
   // Registration first: before any startup work touches the database or a chain (DESIGN §7).
   const registry = new WorkflowRegistry(ALL_WORKFLOWS);
   registry.assertAllDeclaredRegistered();
+  const entities = new EntityRegistry(CHAIN_ENTITIES);
+  entities.assertAllDeclaredRegistered();
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
   const runtime = await startRunnerRuntime({
     config: ctx.config,
@@ -18,6 +23,13 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     pool: ctx.deps.pool,
     workerRedis: ctx.deps.workerRedis,
     producerRedis: ctx.deps.redis,
+    entities,
+  });
+  const shards = await startRoleShardOwner({
+    config: ctx.config,
+    deps: ctx.deps,
+    domain: "runner",
+    logger: ctx.logger,
   });
   const { server } = await startHealthServer({
     port: ctx.config.runner.healthPort,
@@ -30,6 +42,7 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
   });
   return {
     async stop() {
+      await shards.stop();
       await runtime.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -92,9 +92,11 @@ function parse(argv: readonly string[]) {
 }
 
 /** Each role's health port, from the same validated configuration the roles themselves load. */
-export function rolePortsFromConfig(
-  config: Pick<TenorConfig, "api" | "runner" | "indexer">,
-): Record<SupervisedRole, number> {
+export function rolePortsFromConfig(config: {
+  api: Pick<TenorConfig["api"], "port">;
+  runner: TenorConfig["runner"];
+  indexer: TenorConfig["indexer"];
+}): Record<SupervisedRole, number> {
   return { api: config.api.port, runner: config.runner.healthPort, indexer: config.indexer.healthPort };
 }
 

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { ExecutionClient } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { KeyedWorkflowGate } from "../keyed/keyed-workflow-gate.js";
 import type { Logger } from "../observability/logger.js";
 import { PgExecutionQueries } from "../store/pg-execution-queries.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
@@ -25,6 +26,13 @@ export function createExecutionClient(options: {
     store: new PgExecutionStore(options.pool),
     queries: new PgExecutionQueries(options.pool),
     transport: queue,
+    keys: new KeyedWorkflowGate({
+      pool: options.pool,
+      redis: options.redis,
+      prefix: options.prefix,
+      starter: queue,
+      logger: options.logger.child({ component: "queue" }),
+    }),
   });
   return { client, queue, close: () => queue.close() };
 }

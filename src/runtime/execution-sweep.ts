@@ -31,6 +31,7 @@ interface Candidate {
  * execution that PostgreSQL says is not finished must have a live job; one that has none (Redis
  * flushed, failed over, or a crash between insert and enqueue) gets its job back, delayed until
  * its recorded wake time. Adding is idempotent by job id, so several runners may sweep at once.
+ * Runners call it as the `execution-sweep` schedule (src/schedules), once per tick across runners.
  */
 export async function sweepExecutions(options: SweepOptions): Promise<SweepReport> {
   const batchSize = options.batchSize ?? 500;
@@ -41,6 +42,8 @@ export async function sweepExecutions(options: SweepOptions): Promise<SweepRepor
       `SELECT id, workflow, wake_at FROM executions
        WHERE status IN ('running', 'waiting', 'suspended') AND updated_at < now() - make_interval(secs => $1::float / 1000)
          AND id > $2
+         -- Keyed executions not yet admitted are the keyed repair's (src/keyed), never enqueued here.
+         AND NOT (turn = 0 AND status = 'waiting' AND key IS NOT NULL)
        ORDER BY id LIMIT $3`,
       [options.graceMs, after, batchSize],
     );
@@ -79,22 +82,19 @@ async function findWithoutLiveJob(options: SweepOptions, candidates: Candidate[]
   return missing;
 }
 
-/** Runs the sweep every `intervalMs` until stopped; a failed pass is logged and the next one tries again. */
-export function startSweepLoop(options: SweepOptions & { intervalMs: number }): { stop(): Promise<void> } {
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    if (stopped) return;
-    running = sweepExecutions(options).catch((error: Error) =>
-      options.logger.warn("sweep pass failed; the next pass retries", { error: error.message }),
-    );
-  }, options.intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+/**
+ * Rings the doorbell of executions whose cancellation was requested more than `graceMs` ago and
+ * that are still not terminal: the API's own wake can miss a turn that was running at that moment
+ * and then parked. Such rows are rare and short-lived, so this is one small query per pass.
+ */
+export async function wakeCancelRequested(options: SweepOptions): Promise<number> {
+  const { rows } = await options.pool.query<{ id: string; workflow: string }>(
+    `SELECT id, workflow FROM executions
+     WHERE status IN ('running', 'waiting', 'suspended') AND cancel_requested_at IS NOT NULL
+       AND cancel_requested_at < now() - make_interval(secs => $1::float / 1000)
+     LIMIT $2`,
+    [options.graceMs, options.batchSize ?? 500],
+  );
+  for (const row of rows) await options.queue.wake(row.id, row.workflow);
+  return rows.length;
 }

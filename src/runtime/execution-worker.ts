@@ -17,6 +17,12 @@ export interface ExecutionWorkerOptions {
   /** BullMQ lock TTL: a dead runner's jobs are taken over after about lockDuration + stalledInterval. */
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /**
+   * Called when a turn finds the execution terminal (it just finished, or it already had): a
+   * keyed workflow's slot goes to the next execution of its key (src/keyed). `jobName` is the
+   * workflow name when the job was added by name. A failure is logged; the keyed repair retries.
+   */
+  onTerminal?: (executionId: string, jobName: string) => Promise<void>;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -70,9 +76,11 @@ async function processExecutionJob(
     }
     switch (outcome.kind) {
       case "gone":
+        await notifyTerminal(options, executionId, job.name, log);
         return;
       case "completed":
       case "failed":
+        await notifyTerminal(options, executionId, job.name, log);
         if (outcome.parentId) await wakeParent(options, outcome.parentId, log);
         return;
       case "fenced":
@@ -116,4 +124,18 @@ async function wakeParent(options: ExecutionWorkerOptions, parentId: string, log
   await options.queue
     .wake(parentId)
     .catch((error: Error) => log.warn("could not wake parent", { parentId, error: error.message }));
+}
+
+async function notifyTerminal(
+  options: ExecutionWorkerOptions,
+  executionId: string,
+  jobName: string,
+  log: Logger,
+): Promise<void> {
+  if (!options.onTerminal) return;
+  await options
+    .onTerminal(executionId, jobName)
+    .catch((error: Error) =>
+      log.warn("terminal hook failed; the keyed repair retries", { error: error.message }),
+    );
 }

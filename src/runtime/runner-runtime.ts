@@ -1,13 +1,18 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { EngineHooks } from "../engine/context.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { TurnRunner } from "../engine/turn-runner.js";
+import { EntityRegistry } from "../keyed/entity-registry.js";
+import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
 import type { Logger } from "../observability/logger.js";
+import { runnerSchedules } from "../schedules/runner-schedules.js";
+import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
 import { ExecutionQueue } from "./execution-queue.js";
-import { startSweepLoop } from "./execution-sweep.js";
 import { startExecutionWorker } from "./execution-worker.js";
 
 export interface RunnerRuntimeOptions {
@@ -19,17 +24,22 @@ export interface RunnerRuntimeOptions {
   workerRedis: Redis;
   producerRedis: Redis;
   hooks?: EngineHooks;
+  /** Keyed entities this runner handles (src/keyed); none when unset. */
+  entities?: EntityRegistry;
 }
 
 export interface RunnerRuntime {
   queue: ExecutionQueue;
-  /** Stops taking jobs, lets running turns finish (bounded by BullMQ's close), stops the sweep. */
+  /** Entity workers, the keyed workflow gate and the keyed repair (docs/keyed.md). */
+  keyed: KeyedRuntime;
+  /** Stops the schedules, stops taking jobs, lets running turns finish (bounded by BullMQ's close). */
   stop(): Promise<void>;
 }
 
 /**
- * The runner role's engine: the executions worker, the convergent sweep and the wake-up of held
- * executions. Refuses to start when a declared workflow is not registered (DESIGN §7).
+ * The runner role's engine: the executions worker, the runners' schedules (the convergent sweep,
+ * rollups, retention, ...: src/schedules) and the wake-up of held executions. Refuses to start
+ * when a declared workflow is not registered (DESIGN §7).
  */
 export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise<RunnerRuntime> {
   const { config, logger } = options;
@@ -48,6 +58,16 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     logger: logger.child({ component: "engine" }),
     ...(options.hooks ? { hooks: options.hooks } : {}),
   });
+  const keyed = await startKeyedRuntime({
+    pool: options.pool,
+    redis: options.producerRedis,
+    prefix: config.redisPrefix,
+    entities: options.entities ?? new EntityRegistry([]),
+    workflows: options.registry,
+    starter: queue,
+    logger,
+    settings: config.durable.keyed,
+  });
   const worker = startExecutionWorker({
     connection: options.workerRedis,
     prefix: config.redisPrefix,
@@ -58,21 +78,33 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     concurrency: config.durable.runnerConcurrency,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+    onTerminal: keyedTerminalHook(options.registry, keyed),
   });
-  const sweepOptions = {
+  const schedules = await startScheduleService({
+    definitions: runnerSchedules({
+      config,
+      pool: options.pool,
+      redis: options.producerRedis,
+      executionQueue: queue,
+      retainedQueues: () => [queue.queue, schedules.queue],
+      logger,
+    }),
     pool: options.pool,
     redis: options.producerRedis,
-    queue,
-    logger: logger.child({ component: "sweep" }),
-    graceMs: config.durable.sweep.graceMs,
-    intervalMs: config.durable.sweep.intervalMs,
-  };
-  const sweep = startSweepLoop(sweepOptions);
+    workerRedis: options.workerRedis,
+    prefix: config.redisPrefix,
+    logger,
+    runnerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    lockDurationMs: config.durable.lock.lockDurationMs,
+    stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+  });
   await wakeHeldExecutions(options.pool, queue, logger);
   return {
     queue,
+    keyed,
     async stop() {
-      await sweep.stop();
+      await schedules.stop();
+      await keyed.stop();
       await worker.close();
       await queue.close();
     },
@@ -90,4 +122,20 @@ async function wakeHeldExecutions(pool: Pool, queue: ExecutionQueue, logger: Log
   for (const row of rows) await queue.wake(row.id, row.workflow);
   if (rows.length > 0)
     logger.info("woke held executions for a retry with this release", { count: rows.length });
+}
+
+/**
+ * Frees a keyed workflow's slot when its execution is terminal. Jobs named after an unkeyed
+ * workflow cost nothing; a job added under another name (a wake) is checked in PostgreSQL.
+ */
+function keyedTerminalHook(
+  registry: WorkflowRegistry,
+  keyed: KeyedRuntime,
+): ((executionId: string, jobName: string) => Promise<void>) | undefined {
+  const keyedNames = new Set(registry.names().filter((name) => registry.get(name).key));
+  if (keyedNames.size === 0) return undefined;
+  return async (executionId, jobName) => {
+    if (keyedNames.has(jobName)) await keyed.gate.finished(executionId);
+    else if (!registry.has(jobName)) await keyed.gate.finishedIfAdmitted(executionId);
+  };
 }

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { freePort } from "../support/ports.js";
 
 /**
  * Runs `scripts/local.ts` (the real CLI) as a process against test/fixtures/fake-role.mjs, and
@@ -24,27 +24,19 @@ export interface LocalRun {
   readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Three free TCP ports for the roles' health servers, as the env variables the roles read. */
+/**
+ * Three free TCP ports for the roles' health servers, as the env variables the roles read, plus
+ * the connection URLs the supervisor's configuration check requires (the fake role never uses them).
+ */
 export async function freeRolePorts(): Promise<Record<string, string>> {
   const [api, runner, indexer] = await Promise.all([freePort(), freePort(), freePort()]);
   return {
+    DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/unused",
+    REDIS_URL: "redis://127.0.0.1:6379",
     TENOR_API_PORT: String(api),
     TENOR_RUNNER_HEALTH_PORT: String(runner),
     TENOR_INDEXER_HEALTH_PORT: String(indexer),
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
-      );
-    });
-  });
 }
 
 /** Starts the supervisor CLI with the fake role as every role's entry. */
