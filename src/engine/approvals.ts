@@ -1,10 +1,9 @@
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { canonicalHash } from "./canonical-json.js";
 import type { WaitDeadline, WorkflowContext } from "./context.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
-import { canonicalJson } from "./execution-client.js";
 
 /**
  * Identity-bound approvals (DESIGN §8). A workflow asks with `ctx.waitForApproval(name, { params })`;
@@ -24,7 +23,7 @@ export function approvalSignalName(name: string): string {
 
 /** SHA-256 (hex) of the canonical JSON of the parameters an approver is shown. */
 export function hashApprovalParams(params: unknown): string {
-  return createHash("sha256").update(canonicalJson(params)).digest("hex");
+  return canonicalHash(params);
 }
 
 /** Who cast a vote: the API key's id and name, and the role it acted in. */

@@ -1,6 +1,7 @@
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { canonicalHash } from "./canonical-json.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import type { FailureRecord } from "./errors.js";
 import type { ExecutionStatus, ExecutionStore, JournalEntry, WaitDescriptor } from "./execution-store.js";
@@ -226,19 +227,7 @@ export class ExecutionClient {
 
 /** SHA-256 of the canonical request, to tell a replayed request from a different one. */
 export function hashRequest(workflow: string, input: unknown): string {
-  return createHash("sha256").update(canonicalJson({ workflow, input })).digest("hex");
-}
-
-/** JSON with object keys sorted and undefined members dropped: equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+  return canonicalHash({ workflow, input });
 }
 
 /** True while the execution has not been admitted by the keyed gate yet (docs/keyed.md). */

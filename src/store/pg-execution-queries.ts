@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { ExecutionQueries, ExecutionView, JournalView } from "../engine/execution-client.js";
+import { EXECUTION_COLUMNS, iso, toExecutionRecord } from "./pg-execution-reads.js";
 import { json } from "./pg-execution-store.js";
 
 /** Read model of executions and signal intake on PostgreSQL. */
@@ -7,32 +8,10 @@ export class PgExecutionQueries implements ExecutionQueries {
   constructor(private readonly pool: Pool) {}
 
   async view(executionId: string): Promise<ExecutionView | null> {
-    const { rows } = await this.pool.query(
-      `SELECT id, workflow, workflow_version, org_id, status, waiting_for, wake_at, progress, output, failure, hold,
-              recovery_attempts, parent_id, created_at, updated_at, completed_at
-       FROM executions WHERE id = $1`,
-      [executionId],
-    );
-    const r = rows[0];
-    if (!r) return null;
-    return {
-      id: r.id,
-      workflow: r.workflow,
-      workflowVersion: r.workflow_version,
-      orgId: r.org_id,
-      status: r.status,
-      waitingFor: r.waiting_for,
-      wakeAt: iso(r.wake_at),
-      progress: r.progress,
-      output: r.output,
-      failure: r.failure,
-      hold: r.hold,
-      recoveryAttempts: r.recovery_attempts,
-      parentId: r.parent_id,
-      createdAt: iso(r.created_at) as string,
-      updatedAt: iso(r.updated_at) as string,
-      completedAt: iso(r.completed_at),
-    };
+    const { rows } = await this.pool.query(`SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1`, [
+      executionId,
+    ]);
+    return rows[0] ? toExecutionRecord(rows[0]) : null;
   }
 
   async journal(executionId: string): Promise<JournalView[]> {
@@ -67,8 +46,4 @@ export class PgExecutionQueries implements ExecutionQueries {
     );
     return rowCount === 1;
   }
-}
-
-function iso(value: Date | null): string | null {
-  return value ? value.toISOString() : null;
 }

@@ -41,7 +41,7 @@ export interface ExecutionListFilter {
   limit: number;
 }
 
-const COLUMNS = `id, workflow, workflow_version, org_id, key, idempotency_key, idempotency_expires_at, status,
+export const EXECUTION_COLUMNS = `id, workflow, workflow_version, org_id, key, idempotency_key, idempotency_expires_at, status,
   waiting_for, wake_at, progress, output, failure, hold, recovery_attempts, parent_id, created_by,
   cancel_requested_at, created_at, updated_at, completed_at`;
 
@@ -51,10 +51,10 @@ export class PgExecutionReads {
 
   async get(orgId: string, executionId: string): Promise<ExecutionRecord | null> {
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM executions WHERE id = $1 AND org_id = $2`,
+      `SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = $1 AND org_id = $2`,
       [executionId, orgId],
     );
-    return rows[0] ? toRecord(rows[0]) : null;
+    return rows[0] ? toExecutionRecord(rows[0]) : null;
   }
 
   /** Newest first; `limit` rows at most. */
@@ -78,11 +78,11 @@ export class PgExecutionReads {
     }
     values.push(filter.limit);
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM executions WHERE ${where.join(" AND ")}
+      `SELECT ${EXECUTION_COLUMNS} FROM executions WHERE ${where.join(" AND ")}
        ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
       values,
     );
-    return rows.map(toRecord);
+    return rows.map(toExecutionRecord);
   }
 
   /** The signal stored under this idempotency key, to tell a replay from a reuse with another payload. */
@@ -99,7 +99,7 @@ export class PgExecutionReads {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
-function toRecord(r: any): ExecutionRecord {
+export function toExecutionRecord(r: any): ExecutionRecord {
   return {
     id: r.id,
     workflow: r.workflow,

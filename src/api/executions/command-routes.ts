@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
+import { canonicalJson } from "../../engine/canonical-json.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
-import { canonicalJson } from "../../engine/execution-client.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { requestCancellation } from "../../store/pg-cancellation.js";
 import type { ApiDeps } from "../api-deps.js";
