@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import { defineActivity } from "../src/engine/activity.js";
 import { BusinessError } from "../src/engine/errors.js";
 import { defineWorkflow } from "../src/engine/workflow.js";
 
@@ -46,6 +47,17 @@ export const DemoIssueOutput = z.object({
   approvedBy: z.string(),
 });
 
+/** The token "deployment", run as an activity on the `deployments` queue (two at a time per runner). */
+export const deployDemoToken = defineActivity({
+  name: "demo.deploy-token",
+  queue: { name: "deployments", concurrency: 2 },
+  input: z.object({ symbol: z.string() }),
+  output: z.object({ address: z.string() }),
+  async run(input) {
+    return { address: demoAddress("token", input.symbol) };
+  },
+});
+
 export const demoAssetIssue = defineWorkflow({
   name: "demo.asset-issue",
   version: 2,
@@ -54,7 +66,8 @@ export const demoAssetIssue = defineWorkflow({
   async run(ctx, input) {
     ctx.progress({ phase: "deploy", done: 0, total: 4 });
     const feed = await ctx.step("feed.deploy", () => ({ address: demoAddress("feed", input.symbol) }));
-    const token = await ctx.step("token.deploy", () => ({ address: demoAddress("token", input.symbol) }));
+    // Deployments go through their own worker pool (an activity queue), as signing would.
+    const token = await ctx.step("token.deploy", deployDemoToken, { input: { symbol: input.symbol } });
     ctx.progress({ phase: "approval", done: 2, total: 4 });
     // Identity-bound: approvers see exactly these parameters and approve their hash (DESIGN §8).
     const decision = await ctx.waitForApproval("issue", {

@@ -81,7 +81,10 @@ export const w6Replay: Workload = {
           const turns = new TurnRunner({
             store,
             registry: tenor.registry,
-            dispatcher: { dispatchChild: async () => undefined },
+            dispatcher: {
+              dispatchChild: async () => undefined,
+              dispatchActivity: async () => ({ state: "dispatched" as const }),
+            },
             recovery: tenor.config.durable.recovery,
             logger: tenor.logger,
           });

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { type ActivityDefinition, type AnyActivity, isActivity } from "./activity.js";
 import { type ApprovalOptions, type ApprovalOutcome, waitForApproval } from "./approvals.js";
 import { type Duration, toMilliseconds } from "./duration.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
@@ -17,6 +18,10 @@ import { backoffDelayMs, type RetryPolicy, resolveRetryPolicy } from "./retry-po
 import { StopSignal, TurnStop } from "./turn-stop.js";
 import type { WorkflowDefinition } from "./workflow.js";
 
+export type { ErrorClass } from "./refusals.js";
+
+import { type ErrorClass, isRefusal, refusalRecord, reviveRefusal } from "./refusals.js";
+
 /** What a step function receives. */
 export interface StepInfo {
   executionId: string;
@@ -24,8 +29,6 @@ export interface StepInfo {
   /** 1 for the first attempt in this turn. */
   attempt: number;
 }
-
-export type ErrorClass = abstract new (...args: never[]) => Error;
 
 export interface StepOptions<T> {
   /** Encodes the result into the journal and decodes it on replay (typed values, DESIGN §3). */
@@ -54,6 +57,22 @@ export interface WaitPresentation {
 /** Starts child executions on the transport (BullMQ) with the parent waiting for them. */
 export interface ChildDispatcher {
   dispatchChild(child: { id: string; workflow: string }, parentExecutionId: string): Promise<void>;
+  /**
+   * Adds the activity's job (idempotent by job id) on its queue, as a child of the execution's job.
+   * `failed` when that job already ran out of retries: the execution suspends, and the job is
+   * removed so the recovery turn dispatches it afresh.
+   */
+  dispatchActivity(
+    request: ActivityDispatch,
+  ): Promise<{ state: "dispatched" } | { state: "failed"; reason: string }>;
+}
+
+/** One activity step to run on its queue: the worker reads the journaled input from the position. */
+export interface ActivityDispatch {
+  executionId: string;
+  position: number;
+  activity: string;
+  queue: string;
 }
 
 /** Test and instrumentation hooks; production code passes none. */
@@ -97,9 +116,20 @@ export class WorkflowContext {
     for (const entry of deps.journal) this.journal.set(entry.position, entry);
   }
 
-  /** Runs `fn` once; its result is journaled before the body continues. */
-  step<T>(name: string, fn: (info: StepInfo) => Promise<T> | T, options: StepOptions<T> = {}): Promise<T> {
-    return this.track(this.runStep(name, fn, options));
+  /**
+   * Runs `fn` once; its result is journaled before the body continues. Given an activity
+   * (defineActivity) instead, runs it as a child job on the activity's own queue and waits.
+   */
+  step<I, O>(name: string, activity: ActivityDefinition<I, O>, options: { input: I }): Promise<O>;
+  step<T>(name: string, fn: (info: StepInfo) => Promise<T> | T, options?: StepOptions<T>): Promise<T>;
+  step<T>(
+    name: string,
+    target: ((info: StepInfo) => Promise<T> | T) | AnyActivity,
+    options: StepOptions<T> | { input: unknown } = {},
+  ): Promise<T> {
+    if (isActivity(target))
+      return this.track(this.runActivity(name, target, (options as { input: unknown }).input));
+    return this.track(this.runStep(name, target, options as StepOptions<T>));
   }
 
   /** A durable timer: the execution leaves the runner and is woken when it is due. */
@@ -453,6 +483,46 @@ export class WorkflowContext {
     throw new StopSignal();
   }
 
+  /**
+   * An activity step: journal the encoded input as a pending position, dispatch the job, wait for
+   * it as for a child. The activity worker resolves the position exactly once (ok or refusal);
+   * a job that exhausted its retries suspends the execution like an inline step would.
+   */
+  private async runActivity<T>(name: string, activity: AnyActivity, input: unknown): Promise<T> {
+    const { position, entry } = this.claim("step", name);
+    const outcome = { schema: activity.output, nonRetryable: activity.nonRetryable ?? [] } as StepOptions<T>;
+    if (entry && entry.state !== "pending") return this.replayOutcome(entry, outcome);
+    if (!entry) {
+      const result = {
+        activity: activity.name,
+        queue: activity.queue.name,
+        input: z.encode(activity.input, input),
+      };
+      await this.append({ position, kind: "step", name, state: "pending", result, error: null, attempts: 1 });
+    }
+    const dispatch = {
+      executionId: this.executionId,
+      position,
+      activity: activity.name,
+      queue: activity.queue.name,
+    };
+    const dispatched = await this.write("activity dispatch", () =>
+      this.deps.dispatcher.dispatchActivity(dispatch),
+    );
+    if (dispatched.state === "failed") {
+      this.stop.suspend({
+        kind: "recovery",
+        name,
+        position,
+        details: { activity: activity.name, error: dispatched.reason },
+      });
+    } else {
+      const details = { activity: activity.name, queue: activity.queue.name };
+      this.stop.park({ kind: "activity", name, position, details }, null, { child: true });
+    }
+    throw new StopSignal();
+  }
+
   private async recordOnce<T>(kind: "now" | "uuid" | "random", produce: () => T): Promise<T> {
     const { position, entry } = this.claim(kind, kind);
     if (entry) return entry.result as T;
@@ -523,41 +593,6 @@ export function childExecutionId(parentId: string, position: number): string {
   bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80;
   const h = bytes.toString("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-}
-
-function isRefusal(error: unknown, nonRetryable: readonly ErrorClass[] | undefined): boolean {
-  if (error instanceof BusinessError) return true;
-  if (error instanceof TenorError && !error.retryable) return true;
-  return nonRetryable?.some((cls) => error instanceof cls) ?? false;
-}
-
-function refusalRecord(error: unknown): FailureRecord {
-  if (error instanceof TenorError) return { ...error.toJSON(), name: error.name };
-  const e = error as Error & { code?: unknown; details?: unknown };
-  return {
-    code: typeof e.code === "string" ? e.code : (e.name ?? "REFUSED"),
-    message: e.message,
-    retryable: false,
-    details:
-      typeof e.details === "object" && e.details !== null ? (e.details as Record<string, unknown>) : {},
-    name: e.name,
-  };
-}
-
-/** Re-raises a journaled refusal as the same class when the step names it, else as BusinessError. */
-function reviveRefusal(record: FailureRecord, nonRetryable: readonly ErrorClass[] | undefined): Error {
-  const cls = nonRetryable?.find((c) => c.name === record.name);
-  if (!cls) return BusinessError.fromRecord(record);
-  const revived = Object.create(cls.prototype) as Error & Record<string, unknown>;
-  Object.assign(revived, {
-    message: record.message,
-    name: record.name,
-    code: record.code,
-    details: record.details,
-  });
-  Object.defineProperty(revived, "retryable", { value: false, enumerable: true });
-  revived.stack = `${record.name}: ${record.message}\n    (revived from the journal)`;
-  return revived;
 }
 
 function delay(ms: number): Promise<void> {

@@ -8,6 +8,8 @@ export const ENGINE_ERRORS = {
   /** A workflow or activity was declared (imported) but not given to the registry. */
   WORKFLOW_NOT_REGISTERED: "WORKFLOW_NOT_REGISTERED",
   WORKFLOW_DEFINITION_INVALID: "WORKFLOW_DEFINITION_INVALID",
+  /** An activity job names an activity this runner does not register. */
+  ACTIVITY_UNKNOWN: "ACTIVITY_UNKNOWN",
   /** The start input failed the workflow's input schema. */
   INPUT_INVALID: "INPUT_INVALID",
   /** A step or workflow result failed its schema. */

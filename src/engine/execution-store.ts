@@ -26,9 +26,23 @@ export interface Fence {
   turn: number;
 }
 
+/** Every kind of wait the status projection can show; the API schema is derived from this list. */
+export const WAIT_KINDS = [
+  "timer",
+  "signal",
+  "approval",
+  "child",
+  "activity",
+  "condition",
+  "recovery",
+  "fix",
+  "key",
+] as const;
+export type WaitKind = (typeof WAIT_KINDS)[number];
+
 /** One thing a waiting execution waits for, as the status projection shows it. */
 export interface WaitDescriptor {
-  kind: "timer" | "signal" | "approval" | "child" | "condition" | "recovery" | "fix" | "key";
+  kind: WaitKind;
   name: string;
   position?: number;
   /** ISO timestamp of the deadline or wake time, when there is one. */

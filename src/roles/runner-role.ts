@@ -1,5 +1,6 @@
-import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../../flows/index.js";
 import { CHAIN_ENTITIES } from "../chain/nonce-entity.js";
+import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
@@ -13,6 +14,8 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
   // Registration first: before any startup work touches the database or a chain (DESIGN §7).
   const registry = new WorkflowRegistry(ALL_WORKFLOWS);
   registry.assertAllDeclaredRegistered();
+  const activities = new ActivityRegistry(ALL_ACTIVITIES);
+  activities.assertAllDeclaredRegistered();
   const entities = new EntityRegistry(CHAIN_ENTITIES);
   entities.assertAllDeclaredRegistered();
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
@@ -24,6 +27,7 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     workerRedis: ctx.deps.workerRedis,
     producerRedis: ctx.deps.redis,
     entities,
+    activities,
   });
   const shards = await startRoleShardOwner({
     config: ctx.config,

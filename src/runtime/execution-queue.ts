@@ -1,8 +1,15 @@
 import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { ChildDispatcher } from "../engine/context.js";
+import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
-import { executionJobId, QUEUE_NAMES } from "./queue-names.js";
+import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "./queue-names.js";
+
+/** Activity job payload: where its input is journaled, never the input itself. */
+export interface ActivityJobData {
+  executionId: string;
+  position: number;
+  activity: string;
+}
 
 /** Job payload: only the id. PostgreSQL holds everything else, so Redis never holds workflow data. */
 export interface ExecutionJobData {
@@ -22,9 +29,10 @@ const BASE_JOB_OPTIONS: JobsOptions = {
  */
 export class ExecutionQueue implements ChildDispatcher {
   readonly queue: Queue<ExecutionJobData>;
+  private readonly activityQueues = new Map<string, Queue<ActivityJobData>>();
 
   constructor(
-    connection: Redis,
+    private readonly connection: Redis,
     readonly prefix: string,
     private readonly logger: Logger,
   ) {
@@ -64,6 +72,52 @@ export class ExecutionQueue implements ChildDispatcher {
     }
   }
 
+  /** See ChildDispatcher.dispatchActivity. */
+  async dispatchActivity(
+    request: ActivityDispatch,
+  ): Promise<{ state: "dispatched" } | { state: "failed"; reason: string }> {
+    const queue = this.activityQueue(request.queue);
+    const jobId = activityJobId(request.executionId, request.position);
+    const existing = await queue.getJob(jobId);
+    if (existing && (await existing.getState()) === "failed") {
+      const reason = existing.failedReason || "the activity failed";
+      await existing.remove().catch(() => undefined);
+      return { state: "failed", reason };
+    }
+    const data: ActivityJobData = {
+      executionId: request.executionId,
+      position: request.position,
+      activity: request.activity,
+    };
+    const options: JobsOptions = {
+      ...BASE_JOB_OPTIONS,
+      jobId,
+      parent: { id: executionJobId(request.executionId), queue: this.queue.qualifiedName },
+      // The failure policy: a failed activity releases the parent, which reads it and suspends.
+      ignoreDependencyOnFailure: true,
+    };
+    try {
+      await queue.add(request.activity, data, options);
+    } catch (error) {
+      if (!/Missing key for parent job/.test((error as Error).message)) throw error;
+      const { parent: _parent, ...unlinked } = options;
+      await queue.add(request.activity, data, unlinked);
+    }
+    return { state: "dispatched" };
+  }
+
+  private activityQueue(name: string): Queue<ActivityJobData> {
+    let queue = this.activityQueues.get(name);
+    if (!queue) {
+      queue = new Queue<ActivityJobData>(activityQueueName(name), {
+        connection: this.connection,
+        prefix: this.prefix,
+      });
+      this.activityQueues.set(name, queue);
+    }
+    return queue;
+  }
+
   /**
    * Moves a parked execution to run now. A job that is active, waiting or waiting for children
    * is left alone; a missing one is added again.
@@ -83,6 +137,7 @@ export class ExecutionQueue implements ChildDispatcher {
   }
 
   async close(): Promise<void> {
+    await Promise.all([...this.activityQueues.values()].map((q) => q.close()));
     await this.queue.close();
   }
 }

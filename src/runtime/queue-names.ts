@@ -6,6 +6,16 @@ export const QUEUE_NAMES = {
   schedules: "schedules",
 } as const;
 
+/** The queue of an activity pool (defineActivity's `queue.name`). */
+export function activityQueueName(queue: string): string {
+  return `activity-${queue}`;
+}
+
+/** The BullMQ job id of an activity step: one job per execution position, never two. */
+export function activityJobId(executionId: string, position: number): string {
+  return `${executionId}.${position}`;
+}
+
 /** The BullMQ job id of an execution: the execution id itself, so a job can never be duplicated while it exists. */
 export function executionJobId(executionId: string): string {
   return executionId;

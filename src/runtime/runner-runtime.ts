@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
+import { ActivityRegistry } from "../engine/activity.js";
 import type { EngineHooks } from "../engine/context.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { TurnRunner } from "../engine/turn-runner.js";
@@ -11,7 +12,9 @@ import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js"
 import type { Logger } from "../observability/logger.js";
 import { runnerSchedules } from "../schedules/runner-schedules.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
+import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
+import { startActivityWorkers } from "./activity-worker.js";
 import { ExecutionQueue } from "./execution-queue.js";
 import { startExecutionWorker } from "./execution-worker.js";
 
@@ -26,6 +29,8 @@ export interface RunnerRuntimeOptions {
   hooks?: EngineHooks;
   /** Keyed entities this runner handles (src/keyed); none when unset. */
   entities?: EntityRegistry;
+  /** Activities this runner works on, each on its own queue (defineActivity); none when unset. */
+  activities?: ActivityRegistry;
 }
 
 export interface RunnerRuntime {
@@ -44,6 +49,8 @@ export interface RunnerRuntime {
 export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise<RunnerRuntime> {
   const { config, logger } = options;
   options.registry.assertAllDeclaredRegistered();
+  const activities = options.activities ?? new ActivityRegistry([]);
+  activities.assertAllDeclaredRegistered();
   const store = new PgExecutionStore(options.pool);
   const queue = new ExecutionQueue(
     options.producerRedis,
@@ -80,6 +87,15 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     onTerminal: keyedTerminalHook(options.registry, keyed),
   });
+  const activityWorkers = startActivityWorkers({
+    connection: options.workerRedis,
+    prefix: config.redisPrefix,
+    registry: activities,
+    store: new PgActivityStore(options.pool),
+    logger: logger.child({ component: "runner" }),
+    lockDurationMs: config.durable.lock.lockDurationMs,
+    stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+  });
   const schedules = await startScheduleService({
     definitions: runnerSchedules({
       config,
@@ -106,6 +122,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
       await schedules.stop();
       await keyed.stop();
       await worker.close();
+      await Promise.all(activityWorkers.map((w) => w.close()));
       await queue.close();
     },
   };

@@ -2,6 +2,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { loadConfig } from "../../src/config/load-config.js";
 import type { TenorConfig } from "../../src/config/schema.js";
+import { ActivityRegistry, type AnyActivity } from "../../src/engine/activity.js";
 import type { EngineHooks } from "../../src/engine/context.js";
 import type { ExecutionClient, ExecutionView } from "../../src/engine/execution-client.js";
 import type { ExecutionStatus } from "../../src/engine/execution-store.js";
@@ -31,6 +32,8 @@ export interface EngineHarnessOptions {
   workflows: readonly AnyWorkflow[];
   durable?: DurableOverrides;
   hooks?: EngineHooks;
+  /** Every activity the test file defines, worked on by the runtime on their own queues. */
+  activities?: readonly AnyActivity[];
 }
 
 /**
@@ -120,6 +123,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       workerRedis,
       producerRedis,
       ...(options.hooks ? { hooks: options.hooks } : {}),
+      activities: new ActivityRegistry(options.activities ?? []),
     });
   let runtime = await startRuntime();
   const clientSide = createExecutionClient({ pool, redis: producerRedis, prefix, registry, logger });

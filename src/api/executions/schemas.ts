@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { WAIT_KINDS } from "../../engine/execution-store.js";
 
 /**
  * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
@@ -11,7 +12,7 @@ export const ExecutionStatusSchema = z
 
 export const WaitSchema = z
   .object({
-    kind: z.enum(["timer", "signal", "approval", "child", "condition", "recovery", "fix", "key"]),
+    kind: z.enum(WAIT_KINDS),
     name: z.string(),
     position: z.number().int().optional(),
     until: z

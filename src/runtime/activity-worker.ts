@@ -1,0 +1,87 @@
+import { type Job, Worker } from "bullmq";
+import type { Redis } from "ioredis";
+import { z } from "zod";
+import type { ActivityRegistry, AnyActivity } from "../engine/activity.js";
+import { isRefusal, refusalRecord } from "../engine/refusals.js";
+import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
+import type { Logger } from "../observability/logger.js";
+import type { PgActivityStore } from "../store/pg-activity-store.js";
+import type { ActivityJobData } from "./execution-queue.js";
+import { activityQueueName } from "./queue-names.js";
+
+export interface ActivityWorkerOptions {
+  connection: Redis;
+  prefix: string;
+  registry: ActivityRegistry;
+  store: PgActivityStore;
+  logger: Logger;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/**
+ * One BullMQ worker per activity queue, with that queue's concurrency and rate limit. A job runs
+ * its activity with the activity's retry policy and journals the outcome into the pending
+ * position; transient failures past the policy fail the job, which releases the parent (its
+ * failure policy) to suspend the execution.
+ */
+export function startActivityWorkers(options: ActivityWorkerOptions): Worker<ActivityJobData>[] {
+  return options.registry.queues().map(({ options: queue }) => {
+    const worker = new Worker<ActivityJobData>(
+      activityQueueName(queue.name),
+      (job) => runActivityJob(job, options),
+      {
+        connection: options.connection,
+        prefix: options.prefix,
+        concurrency: queue.concurrency ?? 1,
+        ...(queue.limiter ? { limiter: { max: queue.limiter.max, duration: queue.limiter.durationMs } } : {}),
+        lockDuration: options.lockDurationMs,
+        stalledInterval: options.stalledIntervalMs,
+        // The pending position makes a second run harmless: only the first outcome is recorded.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+      },
+    );
+    worker.on("error", (error) =>
+      options.logger.warn("activity worker error", { queue: queue.name, error: error.message }),
+    );
+    return worker;
+  });
+}
+
+async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
+  const { executionId, position } = job.data;
+  const activity = options.registry.get(job.data.activity);
+  const pending = await options.store.pendingInput(executionId, position);
+  if (!pending) return; // Already resolved by an earlier run of this job.
+  const input = activity.input.parse(pending.input);
+  const policy = resolveRetryPolicy(activity.retry);
+  for (let attempt = 1; ; attempt++) {
+    let output: unknown;
+    try {
+      output = await activity.run(input, { executionId, position, attempt });
+    } catch (error) {
+      if (isRefusal(error, activity.nonRetryable)) {
+        await options.store.resolve(executionId, position, {
+          state: "error",
+          error: refusalRecord(error),
+          attempts: attempt,
+        });
+        return;
+      }
+      if (attempt >= policy.attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(policy, attempt)));
+      continue;
+    }
+    await options.store.resolve(executionId, position, {
+      state: "ok",
+      result: encodeOutput(activity, output),
+      attempts: attempt,
+    });
+    return;
+  }
+}
+
+function encodeOutput(activity: AnyActivity, output: unknown): unknown {
+  const encoded = z.encode(activity.output, output);
+  return encoded === undefined ? null : encoded;
+}
