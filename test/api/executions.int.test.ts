@@ -266,7 +266,21 @@ describe("platform status", () => {
     const res = await api.as("operator").get("/v1/platform/status");
     expect(res.status).toBe(200);
     expect(res.body.thresholds).toEqual({ noMutationSeconds: 3600 });
-    expect(res.body.schedules).toEqual([]);
+    // The runner registered its schedules; a schedule whose last attempt is long past shows overdue or stopped.
+    const names = res.body.schedules.map((schedule: { name: string }) => schedule.name);
+    expect(names).toEqual(
+      expect.arrayContaining(["execution-sweep", "monitoring-rollups", "blockchain-health", "retention"]),
+    );
+    await api.pool.query(
+      "UPDATE schedules SET last_attempt_at = now() - interval '10 days', registered_at = now() - interval '10 days' WHERE name = 'retention'",
+    );
+    const later = await api.as("operator").get("/v1/platform/status");
+    // Retention runs daily, so no tick can refresh it during the test.
+    const retention = later.body.schedules.find(
+      (schedule: { name: string }) => schedule.name === "retention",
+    );
+    expect(retention.state).toBe("stopped");
+    expect(retention.lateByMs).toBeGreaterThan(0);
     const signal = res.body.workflows.find((w: { workflow: string }) => w.workflow === "apitest.signal");
     expect(signal.counts.waiting).toBeGreaterThanOrEqual(5);
     expect(signal.oldestPending).toMatchObject({ id: expect.any(String), createdAt: expect.any(String) });

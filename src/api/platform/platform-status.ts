@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
+import { readScheduleStatuses } from "../../schedules/schedule-status.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { guard, principalOf } from "../auth/authenticate.js";
@@ -13,6 +14,19 @@ import { authProblems, rolesNote } from "../openapi/common.js";
 const STALE_LIST_LIMIT = 50;
 
 const CountsSchema = z.partialRecord(ExecutionStatusSchema, z.number().int());
+
+const ScheduleStatusSchema = z.object({
+  name: z.string(),
+  state: z.enum(["ok", "running", "failing", "pending", "overdue", "stopped"]),
+  cadenceMs: z.number().int(),
+  lastAttemptAt: z.string().nullable(),
+  lastOutcome: z.enum(["running", "succeeded", "empty", "failed"]).nullable(),
+  lastDurationMs: z.number().int().nullable(),
+  lastSuccessAt: z.string().nullable(),
+  lastError: z.string().nullable(),
+  consecutiveFailures: z.number().int(),
+  lateByMs: z.number().int(),
+});
 
 export const PlatformStatusSchema = z
   .object({
@@ -42,8 +56,11 @@ export const PlatformStatusSchema = z
         }),
       ),
     }),
-    schedules: z.array(z.unknown()).meta({
-      description: "Overdue or silent schedules. Always empty until schedules ship (a later issue).",
+    schedules: z.array(ScheduleStatusSchema).meta({
+      description:
+        "Every runner schedule (platform-wide, not per organisation) with its state: `ok` (its last run " +
+        "succeeded; `lastOutcome: empty` means it ran and found nothing), `running`, `failing`, `pending`, " +
+        "`overdue` (late by more than one cadence) or `stopped` (nothing attempted for four cadences).",
     }),
   })
   .meta({ id: "PlatformStatus" });
@@ -74,7 +91,12 @@ export function platformRouter(deps: ApiDeps): Router {
           count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
           executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
         },
-        schedules: [],
+        schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
+          ...schedule,
+          lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
+          lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,
+          lateByMs: Math.round(schedule.lateByMs),
+        })),
       };
       res.json(body);
     }),
@@ -92,7 +114,7 @@ export function registerPlatformOpenApi(registry: OpenAPIRegistry): void {
     description:
       "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
       "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
-      "(default 3600; at most 50 listed). `schedules` is an empty list until schedules ship in a later issue. " +
+      "(default 3600; at most 50 listed), and the state of every runner schedule (overdue and stopped ones included). " +
       rolesNote("platformStatus"),
     responses: {
       200: {
