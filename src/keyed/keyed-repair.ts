@@ -84,10 +84,9 @@ export class KeyedRepair {
       if (workflows) count += await this.replay(lanes, true, ["running"], "rebuild", 0);
       count += await this.replay(lanes, workflows, ["queued"], "rebuild", 0);
       await lanes.markWhole();
-      this.options.logger.warn("keyed space rebuilt from PostgreSQL after Redis lost it", {
-        space: lanes.space,
-        items: count,
-      });
+      // A fresh Redis (first start, new prefix) has nothing to rebuild: only a real loss is a warning.
+      const log = count > 0 ? this.options.logger.warn : this.options.logger.info;
+      log("keyed space rebuilt from PostgreSQL after Redis lost it", { space: lanes.space, items: count });
       return count;
     } finally {
       await lanes.releaseRebuildLock(this.owner);
