@@ -86,9 +86,6 @@ const DEFAULT_WAIT_MS = 20_000;
 /** Starts the harness; call in `beforeAll` and `stop()` in `afterAll`. */
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
   const db = await createTestDatabase();
-  // `drop()` ends this pool and then drops the database WITH (FORCE); a connection still closing
-  // then receives the server's termination notice, which is expected, not a test failure.
-  db.pool.on("error", () => undefined);
   const prefix = testRedisPrefix(options.file);
   const durable = {
     lock: { ...DEFAULT_DURABLE.lock, ...options.durable?.lock },
