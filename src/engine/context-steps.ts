@@ -1,0 +1,143 @@
+import { z } from "zod";
+import type { AnyActivity } from "./activity.js";
+import type { StepInfo, StepOptions } from "./context.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
+import { BusinessError } from "./errors.js";
+import type { JournalEntry } from "./execution-store.js";
+import { decodeValue, encodeValue } from "./journal-codec.js";
+import { delay, type JournalCursor } from "./journal-cursor.js";
+import { isRefusal, refusalRecord, reviveRefusal } from "./refusals.js";
+import { backoffDelayMs, resolveRetryPolicy } from "./retry-policy.js";
+import { StopSignal } from "./turn-stop.js";
+
+/** Steps, activities and recorded values (`now`, `uuid`, `random`) of a WorkflowContext. */
+
+export async function runStep<T>(
+  cursor: JournalCursor,
+  name: string,
+  fn: (info: StepInfo) => Promise<T> | T,
+  options: StepOptions<T>,
+): Promise<T> {
+  const { position, entry } = cursor.claim("step", name);
+  if (entry) return replayOutcome(entry, options);
+  const policy = resolveRetryPolicy(options.retry);
+  for (let attempt = 1; ; attempt++) {
+    let value: T;
+    try {
+      value = await fn({ executionId: cursor.executionId, position, attempt });
+    } catch (error) {
+      if (error instanceof StopSignal) throw error;
+      if (isRefusal(error, options.nonRetryable)) {
+        const record = refusalRecord(error);
+        await cursor.append({
+          position,
+          kind: "step",
+          name,
+          state: "error",
+          result: null,
+          error: record,
+          attempts: attempt,
+        });
+        throw reviveRefusal(record, options.nonRetryable);
+      }
+      if (attempt >= policy.attempts) {
+        cursor.stop.suspend({
+          kind: "recovery",
+          name,
+          position,
+          details: { attempts: attempt, error: (error as Error)?.message ?? String(error) },
+        });
+        throw new StopSignal();
+      }
+      await delay(backoffDelayMs(policy, attempt));
+      if (cursor.stop.closed) throw new StopSignal();
+      continue;
+    }
+    const encoded = encodeStepResult(name, value, options.schema);
+    await cursor.deps.hooks.beforeCheckpoint?.({ executionId: cursor.executionId, step: name, position });
+    await cursor.append({
+      position,
+      kind: "step",
+      name,
+      state: "ok",
+      result: encoded,
+      error: null,
+      attempts: attempt,
+    });
+    return decodeValue(encoded, options.schema) as T;
+  }
+}
+
+function replayOutcome<T>(entry: JournalEntry, options: StepOptions<T>): T {
+  if (entry.state === "error" && entry.error) throw reviveRefusal(entry.error, options.nonRetryable);
+  return decodeValue(entry.result, options.schema) as T;
+}
+
+function encodeStepResult<T>(name: string, value: T, schema: z.ZodType<T, unknown> | undefined): unknown {
+  try {
+    return encodeValue(value, schema);
+  } catch (error) {
+    throw new BusinessError(
+      ENGINE_ERRORS.STEP_RESULT_NOT_SERIALIZABLE,
+      `step "${name}" returned a value that cannot be journaled: ${(error as Error).message}; give the step a schema`,
+      { step: name },
+    );
+  }
+}
+
+/**
+ * An activity step: journal the encoded input as a pending position, dispatch the job, wait for
+ * it as for a child. The activity worker resolves the position exactly once (ok or refusal);
+ * a job that exhausted its retries suspends the execution like an inline step would.
+ */
+export async function runActivity<T>(
+  cursor: JournalCursor,
+  name: string,
+  activity: AnyActivity,
+  input: unknown,
+): Promise<T> {
+  const { position, entry } = cursor.claim("step", name);
+  const outcome = { schema: activity.output, nonRetryable: activity.nonRetryable ?? [] } as StepOptions<T>;
+  if (entry && entry.state !== "pending") return replayOutcome(entry, outcome);
+  if (!entry) {
+    const result = {
+      activity: activity.name,
+      queue: activity.queue.name,
+      input: z.encode(activity.input, input),
+    };
+    await cursor.append({ position, kind: "step", name, state: "pending", result, error: null, attempts: 1 });
+  }
+  const dispatch = {
+    executionId: cursor.executionId,
+    position,
+    activity: activity.name,
+    queue: activity.queue.name,
+  };
+  const dispatched = await cursor.write("activity dispatch", () =>
+    cursor.deps.dispatcher.dispatchActivity(dispatch),
+  );
+  if (dispatched.state === "failed") {
+    cursor.stop.suspend({
+      kind: "recovery",
+      name,
+      position,
+      details: { activity: activity.name, error: dispatched.reason },
+    });
+  } else {
+    const details = { activity: activity.name, queue: activity.queue.name };
+    cursor.stop.park({ kind: "activity", name, position, details }, null, { child: true });
+  }
+  throw new StopSignal();
+}
+
+export async function recordOnce<T>(
+  cursor: JournalCursor,
+  kind: "now" | "uuid" | "random",
+  produce: () => T,
+): Promise<T> {
+  const { position, entry } = cursor.claim(kind, kind);
+  if (entry) return entry.result as T;
+  const value = produce();
+  await cursor.append({ position, kind, name: kind, state: "ok", result: value, error: null, attempts: 1 });
+  return value;
+}
