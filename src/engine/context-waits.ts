@@ -3,6 +3,7 @@ import type { ConditionResult, SignalResult, WaitDeadline, WaitPresentation } fr
 import { type Duration, toMilliseconds } from "./duration.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
+import type { JournalEntry } from "./execution-store.js";
 import type { JournalCursor } from "./journal-cursor.js";
 import { StopSignal } from "./turn-stop.js";
 
@@ -33,22 +34,10 @@ export async function runSignalWait<T>(
   options: { schema: z.ZodType<T, unknown>; presentAs?: WaitPresentation } & WaitDeadline,
 ): Promise<SignalResult<T>> {
   const { position, entry } = cursor.claim("signal", name);
-  const deadline = entry
-    ? (entry.result as { deadline: string | null }).deadline
-    : cursor.deadlineOf(options);
-  if (!entry) {
-    await cursor.append({
-      position,
-      kind: "signal",
-      name,
-      state: "pending",
-      result: { deadline },
-      error: null,
-      attempts: 1,
-    });
-  } else if (entry.state !== "pending") {
+  if (entry && entry.state !== "pending") {
     return decodeSignal(entry.result as SignalResult<unknown>, options.schema, name);
   }
+  const deadline = await pendingDeadline(cursor, "signal", name, position, entry, options);
   const consumed = await cursor.write("signal consumption", () =>
     cursor.deps.store.consumeSignal(cursor.deps.fence, position, name),
   );
@@ -100,20 +89,7 @@ export async function runConditionWait(
 ): Promise<ConditionResult> {
   const { position, entry } = cursor.claim("condition", name);
   if (entry && entry.state !== "pending") return entry.result as ConditionResult;
-  const deadline = entry
-    ? (entry.result as { deadline: string | null }).deadline
-    : cursor.deadlineOf(options);
-  if (!entry) {
-    await cursor.append({
-      position,
-      kind: "condition",
-      name,
-      state: "pending",
-      result: { deadline },
-      error: null,
-      attempts: 1,
-    });
-  }
+  const deadline = await pendingDeadline(cursor, "condition", name, position, entry, options);
   let satisfied = false;
   try {
     satisfied = (await options.check()) === true;
@@ -134,4 +110,23 @@ export async function runConditionWait(
   const wakeAt = deadline === null ? nextPoll : Math.min(nextPoll, Date.parse(deadline));
   cursor.stop.park({ kind: "condition", name, position, ...(deadline ? { until: deadline } : {}) }, wakeAt);
   throw new StopSignal();
+}
+
+/**
+ * The deadline of a wait position: recorded with the pending position the first time (so a
+ * timeout counts from the first encounter, not from each replay), read back afterwards.
+ */
+async function pendingDeadline(
+  cursor: JournalCursor,
+  kind: "signal" | "condition",
+  name: string,
+  position: number,
+  entry: JournalEntry | undefined,
+  options: WaitDeadline,
+): Promise<string | null> {
+  if (entry) return (entry.result as { deadline: string | null }).deadline;
+  const deadline = cursor.deadlineOf(options);
+  const result = { deadline };
+  await cursor.append({ position, kind, name, state: "pending", result, error: null, attempts: 1 });
+  return deadline;
 }

@@ -70,41 +70,29 @@ export class JournalBatcher {
 }
 
 /** Named statements are parsed and planned once per connection: measured, planning was half the cost. */
-function singleRow({ fence, entry }: PendingAppend): QueryConfig {
-  return {
-    name: "tenor_append_entry",
-    text: SQL.appendEntry,
-    values: [
-      fence.executionId,
-      fence.turn,
-      entry.position,
-      entry.kind,
-      entry.name,
-      entry.state,
-      jsonText(entry.result),
-      jsonText(entry.error),
-      entry.attempts,
-    ],
-  };
+function singleRow(item: PendingAppend): QueryConfig {
+  return { name: "tenor_append_entry", text: SQL.appendEntry, values: rowOf(item) };
 }
 
 function multiRow(batch: PendingAppend[]): QueryConfig {
   const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
-  for (const { fence, entry } of batch) {
-    const row = [
-      fence.executionId,
-      fence.turn,
-      entry.position,
-      entry.kind,
-      entry.name,
-      entry.state,
-      jsonText(entry.result),
-      jsonText(entry.error),
-      entry.attempts,
-    ];
-    for (const [i, value] of row.entries()) columns[i]?.push(value);
-  }
+  for (const item of batch) for (const [i, value] of rowOf(item).entries()) columns[i]?.push(value);
   return { name: "tenor_append_entries", text: SQL.appendEntries, values: columns };
+}
+
+/** The statement parameters of one append, in the column order both statements use. */
+function rowOf({ fence, entry }: PendingAppend): unknown[] {
+  return [
+    fence.executionId,
+    fence.turn,
+    entry.position,
+    entry.kind,
+    entry.name,
+    entry.state,
+    jsonText(entry.result),
+    jsonText(entry.error),
+    entry.attempts,
+  ];
 }
 
 function jsonText(value: unknown): string | null {

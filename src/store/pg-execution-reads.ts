@@ -1,30 +1,14 @@
 import type { Pool } from "pg";
-import type { FailureRecord } from "../engine/errors.js";
-import type { ExecutionStatus, WaitDescriptor } from "../engine/execution-store.js";
+import type { ExecutionView } from "../engine/execution-client.js";
+import type { ExecutionStatus } from "../engine/execution-store.js";
 
 /** The status projection of one execution as the Platform API reads it, always within one organisation. */
-export interface ExecutionRecord {
-  id: string;
-  workflow: string;
-  workflowVersion: number;
-  orgId: string;
+export interface ExecutionRecord extends ExecutionView {
   key: string | null;
   idempotencyKey: string | null;
   idempotencyExpiresAt: string | null;
-  status: ExecutionStatus;
-  waitingFor: WaitDescriptor[] | null;
-  wakeAt: string | null;
-  progress: Record<string, unknown> | null;
-  output: unknown;
-  failure: FailureRecord | null;
-  hold: FailureRecord | null;
-  recoveryAttempts: number;
-  parentId: string | null;
   createdBy: string | null;
   cancelRequestedAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
 }
 
 export interface ExecutionListFilter {
