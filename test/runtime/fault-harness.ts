@@ -182,3 +182,32 @@ export function waitsFor(view: ExecutionView, kind: string, name?: string): bool
 export function counts(effects: Record<string, number[]>): Record<string, number> {
   return Object.fromEntries(Object.entries(effects).map(([step, pids]) => [step, pids.length]));
 }
+
+/** Executions in each place a fault can catch them: inside a step, on a timer, on a signal. */
+export interface MixedExecutions {
+  inStep: string[];
+  onTimer: string[];
+  onSignal: string[];
+}
+
+/**
+ * Starts two executions of each kind and returns once each is where the fault should find it:
+ * blocked inside step s1 on `gate`, waiting on the timer `nap` (`sleepMs`), waiting on signal `go`.
+ */
+export async function startMixedExecutions(
+  world: FaultWorld,
+  options: { gate: string; sleepMs: number },
+): Promise<MixedExecutions> {
+  const two = (start: () => Promise<string>) => Promise.all([start(), start()]);
+  const inStep = await two(() => world.start("fault.steps", { steps: 3, gateAt: 1, gate: options.gate }));
+  const onTimer = await two(() => world.start("fault.waits", { sleepMs: options.sleepMs, signal: false }));
+  const onSignal = await two(() => world.start("fault.waits", { sleepMs: 1, signal: true }));
+  for (const id of inStep) {
+    await waitUntil(`execution ${id} inside s1`, async () => (await world.sideEffects(id)).s1?.length === 1);
+  }
+  for (const id of onTimer)
+    await world.waitForView(id, "waiting on timer nap", (v) => waitsFor(v, "timer", "nap"));
+  for (const id of onSignal)
+    await world.waitForView(id, "waiting on signal go", (v) => waitsFor(v, "signal", "go"));
+  return { inStep, onTimer, onSignal };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
-import { counts, createFaultWorld, type FaultWorld, waitsFor } from "./fault-harness.js";
+import { counts, createFaultWorld, type FaultWorld, startMixedExecutions } from "./fault-harness.js";
 import { type OwnRedis, startOwnRedis } from "./own-redis.js";
 
 /**
@@ -29,24 +29,7 @@ describe("Redis flushed mid-run", () => {
     const a = await world.startRunner("A");
     const b = await world.startRunner("B");
     const gate = "flush";
-    const inStep = await Promise.all(
-      Array.from({ length: 2 }, () => world.start("fault.steps", { steps: 3, gateAt: 1, gate })),
-    );
-    const onTimer = await Promise.all(
-      Array.from({ length: 2 }, () => world.start("fault.waits", { sleepMs: 4_000, signal: false })),
-    );
-    const onSignal = await Promise.all(
-      Array.from({ length: 2 }, () => world.start("fault.waits", { sleepMs: 1, signal: true })),
-    );
-    for (const id of inStep)
-      await waitUntil(
-        `execution ${id} inside s1`,
-        async () => (await world.sideEffects(id)).s1?.length === 1,
-      );
-    for (const id of onTimer)
-      await world.waitForView(id, "waiting on timer nap", (v) => waitsFor(v, "timer", "nap"));
-    for (const id of onSignal)
-      await world.waitForView(id, "waiting on signal go", (v) => waitsFor(v, "signal", "go"));
+    const { inStep, onTimer, onSignal } = await startMixedExecutions(world, { gate, sleepMs: 4_000 });
 
     expect(await world.redis.flushall()).toBe("OK");
     for (const id of [...inStep, ...onTimer, ...onSignal])
