@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import { startRepeatingTask } from "../runtime/repeating-task.js";
 import { KEYED_SQL } from "./command-sql.js";
 import type { KeyedLanes, LaneItem } from "./keyed-lanes.js";
 import { entityLane } from "./keyed-names.js";
@@ -199,27 +200,9 @@ export function startKeyedRepairLoop(
   intervalMs: number,
   logger: Logger,
 ): { stop(): Promise<void> } {
-  let stopped = false;
-  let running: Promise<unknown> = Promise.resolve();
-  let busy = false;
-  const timer = setInterval(() => {
-    if (stopped || busy) return;
-    busy = true;
-    running = repair
-      .pass()
-      .catch((error: Error) =>
-        logger.warn("keyed repair pass failed; the next pass retries", { error: error.message }),
-      )
-      .finally(() => {
-        busy = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startRepeatingTask(
+    intervalMs,
+    () => repair.pass(),
+    (error) => logger.warn("keyed repair pass failed; the next pass retries", { error: error.message }),
+  );
 }

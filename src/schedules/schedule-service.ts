@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
 import { QUEUE_NAMES } from "../runtime/queue-names.js";
+import { startRepeatingTask } from "../runtime/repeating-task.js";
 import { cadencePeriodMs, type ScheduleDefinition } from "./schedule-definition.js";
 import { registerSchedules } from "./schedule-runs.js";
 import { runScheduleTick, tickDueAt } from "./schedule-tick.js";
@@ -94,23 +95,14 @@ function startKeeper(
 ): { stop(): Promise<void> } {
   const fastest = Math.min(...options.definitions.map((d) => cadencePeriodMs(d.cadence)));
   const interval = options.keeperIntervalMs ?? Math.min(5_000, Math.max(1_000, fastest));
-  let running: Promise<unknown> = Promise.resolve();
-  let stopped = false;
-  const timer = setInterval(() => {
-    if (stopped) return;
-    running = (async () => {
+  return startRepeatingTask(
+    interval,
+    async () => {
       const missing = await missingJobSchedulers(queue, options.definitions);
       if (missing.length === 0) return;
       log.warn("job schedulers missing from Redis; restoring them", { missing });
       await upsert(false);
-    })().catch((error: Error) => log.warn("job scheduler check failed", { error: error.message }));
-  }, interval);
-  timer.unref();
-  return {
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
     },
-  };
+    (error) => log.warn("job scheduler check failed", { error: error.message }),
+  );
 }

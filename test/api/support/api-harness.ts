@@ -8,15 +8,12 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import request from "supertest";
 import { issueApiKey } from "../../../src/api/auth/api-key.js";
-import { createApiApp } from "../../../src/api/server.js";
+import { createPlatformApi } from "../../../src/api/platform-api.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { createLogger } from "../../../src/observability/logger.js";
-import { createExecutionClient } from "../../../src/runtime/create-execution-client.js";
 import { createRedisConnection } from "../../../src/runtime/redis-connection.js";
-import { type ApiRole, PgApiKeys } from "../../../src/store/pg-api-keys.js";
-import { PgApprovals } from "../../../src/store/pg-approvals.js";
-import { PgExecutionReads } from "../../../src/store/pg-execution-reads.js";
+import type { ApiRole } from "../../../src/store/pg-api-keys.js";
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createTestDatabase, type TestDatabase } from "../../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
@@ -93,18 +90,16 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
   const pool = createPgPool(db.url, { applicationName: "tenor-api-test", max: 10 });
   const redis: Redis = createRedisConnection(config.redisUrl, "producer");
   const registry = new WorkflowRegistry(API_TEST_WORKFLOWS);
-  const execution = createExecutionClient({ pool, redis, prefix, registry, logger });
-  const apiKeys = new PgApiKeys(pool);
-  const app = createApiApp({
-    settings: config.api,
-    registry,
-    client: execution.client,
-    transport: execution.queue,
-    queues: [execution.queue.queue],
-    pool,
-    reads: new PgExecutionReads(pool),
-    approvals: new PgApprovals(pool),
+  const {
+    app,
     keys: apiKeys,
+    close: closeApi,
+  } = createPlatformApi({
+    settings: config.api,
+    pool,
+    redis,
+    prefix,
+    registry,
     logger,
     readiness: { postgresql: async () => void (await pool.query("SELECT 1")) },
     health: { draining: false },
@@ -143,7 +138,7 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
     async stop() {
       runner.kill("SIGTERM");
       await new Promise((r) => (runner.exitCode !== null ? r(null) : runner.once("exit", r)));
-      await execution.close().catch(() => undefined);
+      await closeApi().catch(() => undefined);
       await deleteRedisPrefix(prefix, redis).catch(() => undefined);
       await Promise.allSettled([redis.quit(), pool.end()]);
       await db.drop();

@@ -1,0 +1,59 @@
+import type { Express } from "express";
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import type { WorkflowRegistry } from "../engine/registry.js";
+import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
+import type { Logger } from "../observability/logger.js";
+import { createExecutionClient } from "../runtime/create-execution-client.js";
+import { PgApiKeys } from "../store/pg-api-keys.js";
+import { PgApprovals } from "../store/pg-approvals.js";
+import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { ApiSettings } from "./api-deps.js";
+import { createApiApp } from "./server.js";
+
+export interface PlatformApiOptions {
+  settings: ApiSettings;
+  pool: Pool;
+  /** Producer connection for the executions queue. */
+  redis: Redis;
+  prefix: string;
+  registry: WorkflowRegistry;
+  logger: Logger;
+  readiness: Readonly<Record<string, ReadinessCheck>>;
+  health: HealthState;
+}
+
+/**
+ * The Platform API wired to PostgreSQL and the executions queue: what the api role serves and
+ * what the API tests run in-process. `close` releases the queue; the caller owns pool and Redis.
+ */
+export function createPlatformApi(options: PlatformApiOptions): {
+  app: Express;
+  keys: PgApiKeys;
+  close(): Promise<void>;
+} {
+  const { pool } = options;
+  const execution = createExecutionClient({
+    pool,
+    redis: options.redis,
+    prefix: options.prefix,
+    registry: options.registry,
+    logger: options.logger,
+  });
+  const keys = new PgApiKeys(pool);
+  const app = createApiApp({
+    settings: options.settings,
+    registry: options.registry,
+    client: execution.client,
+    transport: execution.queue,
+    queues: [execution.queue.queue],
+    pool,
+    reads: new PgExecutionReads(pool),
+    approvals: new PgApprovals(pool),
+    keys,
+    logger: options.logger,
+    readiness: options.readiness,
+    health: options.health,
+  });
+  return { app, keys, close: () => execution.close() };
+}
