@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import type { AnyEntity } from "../../src/keyed/entity.js";
 import { EntityClient } from "../../src/keyed/entity-client.js";
@@ -9,6 +9,7 @@ import { type KeyedRuntime, type KeyedSettings, startKeyedRuntime } from "../../
 import { createLogger } from "../../src/observability/logger.js";
 import { KEYED_SPACES } from "../../src/runtime/queue-names.js";
 import { createRedisConnection } from "../../src/runtime/redis-connection.js";
+import { createPgPool } from "../../src/store/pg-pool.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 
@@ -45,7 +46,7 @@ export async function createKeyedWorld(
   options: { entities: readonly AnyEntity[]; redisUrl?: string; poolSize?: number; pollMs?: number },
 ): Promise<KeyedWorld> {
   const db = await createTestDatabase();
-  const pool = new pg.Pool({ connectionString: db.url, max: options.poolSize ?? 10 });
+  const pool = createPgPool(db.url, { applicationName: "keyed-test", max: options.poolSize ?? 10 });
   pool.on("error", () => undefined);
   const prefix = testRedisPrefix(file);
   const url = options.redisUrl ?? redisUrl();

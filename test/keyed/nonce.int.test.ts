@@ -1,8 +1,9 @@
 import fc from "fast-check";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nonceEntity } from "../../src/chain/nonce-entity.js";
 import { reserveNonce } from "../../src/chain/nonce-reservation.js";
+import { createPgPool } from "../../src/store/pg-pool.js";
 import { createKeyedWorld, type KeyedWorld } from "./keyed-harness.js";
 
 /**
@@ -20,7 +21,9 @@ let runs = 0;
 beforeAll(async () => {
   world = await createKeyedWorld(import.meta.url, { entities: [nonceEntity] });
   await world.startRuntime();
-  pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString: world.db.url, max: 8 }));
+  pools = Array.from({ length: 3 }, (_, i) =>
+    createPgPool(world.db.url, { applicationName: `nonce-test-${i}`, max: 8 }),
+  );
 });
 
 afterAll(async () => {
