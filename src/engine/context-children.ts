@@ -12,12 +12,22 @@ export async function runChild<I, O>(
   workflow: WorkflowDefinition<I, O>,
   input: I,
 ): Promise<O> {
-  const { position, entry } = cursor.claim("child", workflow.name);
+  const { position, cause, entry } = cursor.claim("child", workflow.name);
   const childId = entry
     ? (entry.result as { childId: string }).childId
     : childExecutionId(cursor.executionId, position);
-  if (entry?.state === "ok") return workflow.output.parse((entry.result as { output: unknown }).output) as O;
-  if (entry?.state === "error" && entry.error) throw new ChildWorkflowError(childId, entry.error);
+  if (entry?.state === "ok") {
+    return cursor.replay(
+      entry,
+      () => workflow.output.parse((entry.result as { output: unknown }).output) as O,
+    );
+  }
+  if (entry?.state === "error" && entry.error) {
+    const failure = entry.error;
+    return cursor.replay(entry, () => {
+      throw new ChildWorkflowError(childId, failure);
+    });
+  }
   if (!entry) {
     const result = { childId, workflow: workflow.name };
     await cursor.append({
@@ -28,6 +38,8 @@ export async function runChild<I, O>(
       result,
       error: null,
       attempts: 1,
+      seq: null,
+      cause,
     });
   }
   let summary = await cursor.deps.store.getSummary(childId);
@@ -52,13 +64,21 @@ export async function runChild<I, O>(
     summary = created.summary;
   }
   if (summary.status === "completed") {
-    const result = { childId, workflow: workflow.name, output: summary.output };
-    await cursor.resolve(position, "ok", result, null);
-    return workflow.output.parse(summary.output) as O;
+    const output = summary.output;
+    const result = { childId, workflow: workflow.name, output };
+    return cursor.commit(
+      (seq) => cursor.resolve(position, seq, "ok", result, null),
+      () => workflow.output.parse(output) as O,
+    );
   }
   if (summary.status === "failed" && summary.failure) {
-    await cursor.resolve(position, "error", { childId, workflow: workflow.name }, summary.failure);
-    throw new ChildWorkflowError(childId, summary.failure);
+    const failure = summary.failure;
+    return cursor.commit(
+      (seq) => cursor.resolve(position, seq, "error", { childId, workflow: workflow.name }, failure),
+      () => {
+        throw new ChildWorkflowError(childId, failure);
+      },
+    );
   }
   await cursor.write("child dispatch", () =>
     cursor.deps.dispatcher.dispatchChild({ id: childId, workflow: workflow.name }, cursor.executionId),

@@ -18,10 +18,13 @@ export async function runStep<T>(
   fn: (info: StepInfo) => Promise<T> | T,
   options: StepOptions<T>,
 ): Promise<T> {
-  const { position, entry } = cursor.claim("step", name);
-  if (entry) return replayOutcome(entry, options);
+  const { position, cause, entry } = cursor.claim("step", name);
+  if (entry) return cursor.replay(entry, () => replayOutcome(entry, options));
   const policy = resolveRetryPolicy(options.retry);
   for (let attempt = 1; ; attempt++) {
+    // A runner that stalled (GC, SIGSTOP, a lost Redis) may have lost the execution meanwhile:
+    // it proves its fence before starting any step's work (docs/engine.md, "Fencing").
+    await cursor.confirmFenceIfStale();
     let value: T;
     try {
       value = await fn({ executionId: cursor.executionId, position, attempt });
@@ -29,16 +32,13 @@ export async function runStep<T>(
       if (error instanceof StopSignal) throw error;
       if (isRefusal(error, options.nonRetryable)) {
         const record = refusalRecord(error);
-        await cursor.append({
-          position,
-          kind: "step",
-          name,
-          state: "error",
-          result: null,
-          error: record,
-          attempts: attempt,
-        });
-        throw reviveRefusal(record, options.nonRetryable);
+        const entry = { position, kind: "step" as const, name, state: "error" as const, result: null };
+        return cursor.commit(
+          (seq) => cursor.append({ ...entry, error: record, attempts: attempt, seq, cause }),
+          () => {
+            throw reviveRefusal(record, options.nonRetryable);
+          },
+        );
       }
       if (attempt >= policy.attempts) {
         cursor.stop.suspend({
@@ -55,16 +55,11 @@ export async function runStep<T>(
     }
     const encoded = encodeStepResult(name, value, options.schema);
     await cursor.deps.hooks.beforeCheckpoint?.({ executionId: cursor.executionId, step: name, position });
-    await cursor.append({
-      position,
-      kind: "step",
-      name,
-      state: "ok",
-      result: encoded,
-      error: null,
-      attempts: attempt,
-    });
-    return decodeValue(encoded, options.schema) as T;
+    const row = { position, kind: "step" as const, name, state: "ok" as const, result: encoded, error: null };
+    return cursor.commit(
+      (seq) => cursor.append({ ...row, attempts: attempt, seq, cause }),
+      () => decodeValue(encoded, options.schema) as T,
+    );
   }
 }
 
@@ -96,16 +91,26 @@ export async function runActivity<T>(
   activity: AnyActivity,
   input: unknown,
 ): Promise<T> {
-  const { position, entry } = cursor.claim("step", name);
+  const { position, cause, entry } = cursor.claim("step", name);
   const outcome = { schema: activity.output, nonRetryable: activity.nonRetryable ?? [] } as StepOptions<T>;
-  if (entry && entry.state !== "pending") return replayOutcome(entry, outcome);
+  if (entry && entry.state !== "pending") return cursor.replay(entry, () => replayOutcome(entry, outcome));
   if (!entry) {
     const result = {
       activity: activity.name,
       queue: activity.queue.name,
       input: z.encode(activity.input, input),
     };
-    await cursor.append({ position, kind: "step", name, state: "pending", result, error: null, attempts: 1 });
+    await cursor.append({
+      position,
+      kind: "step",
+      name,
+      state: "pending",
+      result,
+      error: null,
+      attempts: 1,
+      seq: null,
+      cause,
+    });
   }
   const dispatch = {
     executionId: cursor.executionId,
@@ -135,9 +140,22 @@ export async function recordOnce<T>(
   kind: "now" | "uuid" | "random",
   produce: () => T,
 ): Promise<T> {
-  const { position, entry } = cursor.claim(kind, kind);
-  if (entry) return entry.result as T;
+  const { position, cause, entry } = cursor.claim(kind, kind);
+  if (entry) return cursor.replay(entry, () => entry.result as T);
   const value = produce();
-  await cursor.append({ position, kind, name: kind, state: "ok", result: value, error: null, attempts: 1 });
-  return value;
+  return cursor.commit(
+    (seq) =>
+      cursor.append({
+        position,
+        kind,
+        name: kind,
+        state: "ok",
+        result: value,
+        error: null,
+        attempts: 1,
+        seq,
+        cause,
+      }),
+    () => value,
+  );
 }

@@ -14,16 +14,39 @@ export async function runSleep(
   name: string,
   wakeAtOnFirstRun: () => number,
 ): Promise<void> {
-  const { position, entry } = cursor.claim("sleep", name);
-  let wakeAt: number;
+  const { position, cause, entry } = cursor.claim("sleep", name);
   if (entry) {
-    wakeAt = Date.parse((entry.result as { wakeAt: string }).wakeAt);
-  } else {
-    wakeAt = wakeAtOnFirstRun();
-    const result = { wakeAt: new Date(wakeAt).toISOString() };
-    await cursor.append({ position, kind: "sleep", name, state: "ok", result, error: null, attempts: 1 });
+    const wakeAt = Date.parse((entry.result as { wakeAt: string }).wakeAt);
+    if (cursor.deps.clock() >= wakeAt) return cursor.replay(entry, () => undefined);
+    return parkOnTimer(cursor, name, position, wakeAt);
   }
-  if (cursor.deps.clock() >= wakeAt) return;
+  const wakeAt = wakeAtOnFirstRun();
+  const result = { wakeAt: new Date(wakeAt).toISOString() };
+  // The timer is numbered when it is set; it is delivered at that number once due (a park ends
+  // the turn, so no later position can have been taken before it in any turn).
+  const seq = cursor.order.issue();
+  try {
+    await cursor.append({
+      position,
+      kind: "sleep",
+      name,
+      state: "ok",
+      result,
+      error: null,
+      attempts: 1,
+      seq,
+      cause,
+    });
+  } catch (error) {
+    cursor.order.abandon(seq);
+    throw error;
+  }
+  if (cursor.deps.clock() >= wakeAt) return cursor.deliverAt(seq, () => undefined);
+  cursor.order.abandon(seq);
+  return parkOnTimer(cursor, name, position, wakeAt);
+}
+
+function parkOnTimer(cursor: JournalCursor, name: string, position: number, wakeAt: number): never {
   cursor.stop.park({ kind: "timer", name, position, until: new Date(wakeAt).toISOString() }, wakeAt);
   throw new StopSignal();
 }
@@ -33,21 +56,34 @@ export async function runSignalWait<T>(
   name: string,
   options: { schema: z.ZodType<T, unknown>; presentAs?: WaitPresentation } & WaitDeadline,
 ): Promise<SignalResult<T>> {
-  const { position, entry } = cursor.claim("signal", name);
+  const { position, cause, entry } = cursor.claim("signal", name);
   if (entry && entry.state !== "pending") {
-    return decodeSignal(entry.result as SignalResult<unknown>, options.schema, name);
+    return cursor.replay(entry, () =>
+      decodeSignal(entry.result as SignalResult<unknown>, options.schema, name),
+    );
   }
-  const deadline = await pendingDeadline(cursor, "signal", name, position, entry, options);
-  const consumed = await cursor.write("signal consumption", () =>
-    cursor.deps.store.consumeSignal(cursor.deps.fence, position, name),
-  );
+  const deadline = await pendingDeadline(cursor, "signal", name, position, cause, entry, options);
+  const seq = cursor.order.issue();
+  let consumed: { payload: unknown } | null;
+  try {
+    consumed = await cursor.write("signal consumption", () =>
+      cursor.deps.store.consumeSignal(cursor.deps.fence, position, name, seq),
+    );
+  } catch (error) {
+    cursor.order.abandon(seq);
+    throw error;
+  }
   if (consumed) {
     cursor.noteProgress();
-    return decodeSignal({ timedOut: false, payload: consumed.payload }, options.schema, name);
+    const payload = consumed.payload;
+    return cursor.deliverAt(seq, () => decodeSignal({ timedOut: false, payload }, options.schema, name));
   }
+  cursor.order.abandon(seq);
   if (deadline !== null && cursor.deps.clock() >= Date.parse(deadline)) {
-    await cursor.resolve(position, "ok", { timedOut: true }, null);
-    return { timedOut: true };
+    return cursor.commit(
+      (at) => cursor.resolve(position, at, "ok", { timedOut: true }, null),
+      () => ({ timedOut: true }) as const,
+    );
   }
   cursor.stop.park(
     {
@@ -87,9 +123,9 @@ export async function runConditionWait(
   name: string,
   options: { check: () => Promise<boolean> | boolean; every: Duration } & WaitDeadline,
 ): Promise<ConditionResult> {
-  const { position, entry } = cursor.claim("condition", name);
-  if (entry && entry.state !== "pending") return entry.result as ConditionResult;
-  const deadline = await pendingDeadline(cursor, "condition", name, position, entry, options);
+  const { position, cause, entry } = cursor.claim("condition", name);
+  if (entry && entry.state !== "pending") return cursor.replay(entry, () => entry.result as ConditionResult);
+  const deadline = await pendingDeadline(cursor, "condition", name, position, cause, entry, options);
   let satisfied = false;
   try {
     satisfied = (await options.check()) === true;
@@ -98,13 +134,17 @@ export async function runConditionWait(
     satisfied = false;
   }
   if (satisfied) {
-    await cursor.resolve(position, "ok", { satisfied: true }, null);
-    return { satisfied: true };
+    return cursor.commit(
+      (seq) => cursor.resolve(position, seq, "ok", { satisfied: true }, null),
+      () => ({ satisfied: true }) as const,
+    );
   }
   const now = cursor.deps.clock();
   if (deadline !== null && now >= Date.parse(deadline)) {
-    await cursor.resolve(position, "ok", { timedOut: true }, null);
-    return { timedOut: true };
+    return cursor.commit(
+      (seq) => cursor.resolve(position, seq, "ok", { timedOut: true }, null),
+      () => ({ timedOut: true }) as const,
+    );
   }
   const nextPoll = now + toMilliseconds(options.every);
   const wakeAt = deadline === null ? nextPoll : Math.min(nextPoll, Date.parse(deadline));
@@ -121,12 +161,23 @@ async function pendingDeadline(
   kind: "signal" | "condition",
   name: string,
   position: number,
+  cause: number,
   entry: JournalEntry | undefined,
   options: WaitDeadline,
 ): Promise<string | null> {
   if (entry) return (entry.result as { deadline: string | null }).deadline;
   const deadline = cursor.deadlineOf(options);
   const result = { deadline };
-  await cursor.append({ position, kind, name, state: "pending", result, error: null, attempts: 1 });
+  await cursor.append({
+    position,
+    kind,
+    name,
+    state: "pending",
+    result,
+    error: null,
+    attempts: 1,
+    seq: null,
+    cause,
+  });
   return deadline;
 }

@@ -84,6 +84,15 @@ export interface ContextDeps {
   dispatcher: ChildDispatcher;
   hooks: EngineHooks;
   clock: () => number;
+  /** Monotonic time (performance.now()) at which the turn's fence was taken. */
+  fenceConfirmedAt?: number;
+  /**
+   * Longest time a turn may go without proving its fence before it starts a step's work; unset:
+   * never checked (docs/engine.md, "Fencing"). The runner uses half the BullMQ lock duration.
+   */
+  staleFenceMs?: number;
+  /** True once the transport knows this turn's processing was replaced: the turn stops as fenced. */
+  abandoned?: () => boolean;
 }
 
 /**
@@ -184,7 +193,12 @@ export class WorkflowContext {
     return this.cursor.track(recordOnce(this.cursor, "random", () => Math.random()));
   }
 
-  /** Publishes a progress snapshot to the status projection (only when running new work, not replaying). */
+  /**
+   * Publishes a progress snapshot to the status projection (only when running new work, not
+   * replaying). Resolves at once: the write is ordered after earlier snapshots and drained before
+   * the turn ends, but the body never waits for it, so its continuation cannot resume at a moment
+   * that depends on the database's timing (docs/engine.md, "Concurrent branches").
+   */
   progress(snapshot: Record<string, unknown>): Promise<void> {
     if (this.cursor.stop.closed || this.cursor.replaying) return Promise.resolve();
     const { store, fence } = this.cursor.deps;
@@ -194,7 +208,7 @@ export class WorkflowContext {
       this.lastProgress.then(() => this.cursor.write("progress", () => store.setProgress(fence, snapshot))),
     );
     this.lastProgress = written.catch(() => undefined);
-    return written;
+    return Promise.resolve();
   }
 
   /** Waits until no call is in flight, so every finished step is journaled before the turn ends. */

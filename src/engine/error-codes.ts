@@ -5,6 +5,11 @@
 export const ENGINE_ERRORS = {
   /** The workflow name is not registered in this process. */
   WORKFLOW_UNKNOWN: "WORKFLOW_UNKNOWN",
+  /**
+   * The execution started on a workflow version this runner does not have: it is held until a
+   * runner with that version takes it (an execution never runs on other code than it started on).
+   */
+  WORKFLOW_VERSION_UNAVAILABLE: "WORKFLOW_VERSION_UNAVAILABLE",
   /** A workflow or activity was declared (imported) but not given to the registry. */
   WORKFLOW_NOT_REGISTERED: "WORKFLOW_NOT_REGISTERED",
   WORKFLOW_DEFINITION_INVALID: "WORKFLOW_DEFINITION_INVALID",

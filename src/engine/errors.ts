@@ -48,13 +48,21 @@ export class ChildWorkflowError extends BusinessError {
 export class NonDeterminismError extends TenorError {
   constructor(
     position: number,
-    expected: { kind: string; name: string },
-    found: { kind: string; name: string },
+    expected: { kind: string; name: string; cause?: number },
+    found: { kind: string; name: string; cause?: number },
   ) {
+    const order =
+      expected.cause !== undefined && found.cause !== undefined
+        ? ` after delivery ${expected.cause}, but the code now calls it after delivery ${found.cause} ` +
+          "(its branch resumed in another order)"
+        : "";
+    const message = order
+      ? `journal position ${position} recorded ${expected.kind} "${expected.name}"${order}`
+      : `journal position ${position} recorded ${expected.kind} "${expected.name}" but the code now calls ` +
+        `${found.kind} "${found.name}"`;
     super(
       ENGINE_ERRORS.NON_DETERMINISM,
-      `journal position ${position} recorded ${expected.kind} "${expected.name}" but the code now calls ` +
-        `${found.kind} "${found.name}"; the execution is held until code that replays it is deployed`,
+      `${message}; the execution is held until code that replays it is deployed`,
       { details: { position, recorded: expected, code: found } },
     );
   }

@@ -18,6 +18,14 @@ export interface JournalEntry {
   result: unknown;
   error: FailureRecord | null;
   attempts: number;
+  /**
+   * Delivery number: the order in which the body observed this outcome (docs/engine.md,
+   * "Concurrent branches"). Null while pending, and for an outcome an activity worker recorded
+   * that no turn has delivered yet.
+   */
+  seq: number | null;
+  /** The delivery after which the body claimed this position (0: its first synchronous run). */
+  cause: number | null;
 }
 
 /** The fencing token of one turn: the execution and the turn number it took. */
@@ -103,16 +111,29 @@ export interface ExecutionStore {
   /** Takes the next turn (fencing token) and loads the whole journal in one query; null when terminal or missing. */
   beginTurn(executionId: string): Promise<TurnStart | null>;
   appendEntry(fence: Fence, entry: JournalEntry): Promise<void>;
-  /** Resolves a pending position exactly once. */
+  /** Resolves a pending position exactly once, delivered as number `seq`. */
   resolveEntry(
     fence: Fence,
     position: number,
+    seq: number,
     state: "ok" | "error",
     result: unknown,
     error: FailureRecord | null,
   ): Promise<void>;
-  /** Consumes the oldest unconsumed signal of that name into the pending position; null when none is there. */
-  consumeSignal(fence: Fence, position: number, name: string): Promise<{ payload: unknown } | null>;
+  /** Records the delivery number of an outcome a worker recorded outside any turn (an activity's). */
+  numberDelivery(fence: Fence, position: number, seq: number): Promise<void>;
+  /**
+   * Consumes the oldest unconsumed signal of that name into the pending position, delivered as
+   * number `seq`; null when none is there.
+   */
+  consumeSignal(
+    fence: Fence,
+    position: number,
+    name: string,
+    seq: number,
+  ): Promise<{ payload: unknown } | null>;
+  /** The execution's current turn (null when it is gone): a runner that stalled checks its fence. */
+  currentTurn(executionId: string): Promise<number | null>;
   /** True when a signal with one of these names waits unconsumed (the lost-wake-up re-check). */
   hasUnconsumedSignal(executionId: string, names: readonly string[]): Promise<boolean>;
   /** Inserts a child execution unless it exists; returns its summary either way. */

@@ -1,5 +1,6 @@
 import { TenorError } from "../errors/tenor-error.js";
 import type { ContextDeps, WaitDeadline } from "./context.js";
+import { DeliveryOrder } from "./delivery-order.js";
 import { toMilliseconds } from "./duration.js";
 import { type FailureRecord, NonDeterminismError, TurnFencedError } from "./errors.js";
 import type { JournalEntry, JournalKind } from "./execution-store.js";
@@ -18,14 +19,24 @@ export class JournalCursor {
   readonly executionId: string;
   readonly stop = new TurnStop();
   private readonly journal = new Map<number, JournalEntry>();
+  /** Hands outcomes to the body in recorded order (concurrent branches replay exactly). */
+  readonly order: DeliveryOrder;
   private nextPosition = 0;
   private readonly inflight = new Set<Promise<unknown>>();
   /** Positions this turn journaled or resolved: any means the execution moved past its last outage. */
   private journaledThisTurn = 0;
+  /** Monotonic time (ms) at which this turn last proved its fence: its start or a fenced write. */
+  private fenceConfirmedAt: number;
 
   constructor(readonly deps: ContextDeps) {
     this.executionId = deps.fence.executionId;
-    for (const entry of deps.journal) this.journal.set(entry.position, entry);
+    let highestSeq = 0;
+    for (const entry of deps.journal) {
+      this.journal.set(entry.position, entry);
+      if (entry.seq !== null && entry.seq > highestSeq) highestSeq = entry.seq;
+    }
+    this.order = new DeliveryOrder(highestSeq);
+    this.fenceConfirmedAt = deps.fenceConfirmedAt ?? performance.now();
   }
 
   /** True while the body is still re-running positions the journal already holds. */
@@ -42,10 +53,18 @@ export class JournalCursor {
     this.journaledThisTurn++;
   }
 
-  /** Takes the next position and checks it against the journal. Must run synchronously at call time. */
-  claim(kind: JournalKind, name: string): { position: number; entry: JournalEntry | undefined } {
+  /**
+   * Takes the next position and checks it against the journal: the same kind and name, claimed
+   * after the same delivery (its cause). Must run synchronously at call time.
+   */
+  claim(
+    kind: JournalKind,
+    name: string,
+  ): { position: number; cause: number; entry: JournalEntry | undefined } {
+    if (this.deps.abandoned?.()) this.stop.fence();
     if (this.stop.closed) throw new StopSignal();
     const position = this.nextPosition++;
+    const cause = this.order.lastDelivered;
     const entry = this.journal.get(position);
     if (entry && (entry.kind !== kind || entry.name !== name)) {
       this.stop.hold(
@@ -53,7 +72,60 @@ export class JournalCursor {
       );
       throw new StopSignal();
     }
-    return { position, entry };
+    if (entry && entry.cause !== null && entry.cause !== cause) {
+      this.stop.hold(
+        new NonDeterminismError(
+          position,
+          { kind: entry.kind, name: entry.name, cause: entry.cause },
+          { kind, name, cause },
+        ),
+      );
+      throw new StopSignal();
+    }
+    return { position, cause, entry };
+  }
+
+  /**
+   * Writes a live outcome under the next delivery number and hands it to the body in delivery
+   * order (see DeliveryOrder). `outcome` runs at delivery: its value resolves, its throw rejects.
+   */
+  async commit<T>(write: (seq: number) => Promise<void>, outcome: () => T): Promise<T> {
+    const seq = this.order.issue();
+    try {
+      await write(seq);
+    } catch (error) {
+      this.order.abandon(seq);
+      throw error;
+    }
+    return this.deliverAt(seq, outcome);
+  }
+
+  /** Hands an outcome whose number was issued with `order.issue()` and is now durable to the body. */
+  deliverAt<T>(seq: number, outcome: () => T): Promise<T> {
+    return new Promise<T>((resolve, reject) =>
+      this.order.settle(seq, () => {
+        try {
+          resolve(outcome());
+        } catch (error) {
+          reject(error);
+        }
+      }),
+    );
+  }
+
+  /**
+   * Replays a recorded outcome at its recorded delivery number. An outcome recorded outside a
+   * turn (an activity's worker) has none yet: this turn numbers it and records the number first.
+   */
+  async replay<T>(entry: JournalEntry, outcome: () => T): Promise<T> {
+    if (entry.seq !== null) return this.order.replay(entry.seq, outcome);
+    return this.commit(
+      (seq) =>
+        this.write(`delivery of position ${entry.position}`, () =>
+          this.deps.store.numberDelivery(this.deps.fence, entry.position, seq),
+        ),
+      outcome,
+    );
   }
 
   track<T>(promise: Promise<T>): Promise<T> {
@@ -77,21 +149,52 @@ export class JournalCursor {
   }
 
   async append(entry: JournalEntry): Promise<void> {
+    const sent = performance.now();
     await this.write(`journal position ${entry.position}`, () =>
       this.deps.store.appendEntry(this.deps.fence, entry),
     );
+    this.fenceConfirmedAt = sent;
     this.journaledThisTurn++;
+  }
+
+  /**
+   * Proves the fence before work with an external effect when this turn has not proved it for
+   * longer than `staleFenceMs`: a process that was stopped (SIGSTOP, a VM freeze, a long GC) does
+   * not know it slept, and another runner may have taken the execution over meanwhile. A fenced
+   * write costs nothing extra (it proves the fence as it commits), so the check runs at most
+   * once per window per execution, and only for slow steps or after a stall. The check repeats
+   * when the check itself took longer than the window (the stall happened while it waited).
+   */
+  async confirmFenceIfStale(): Promise<void> {
+    if (this.deps.abandoned?.()) {
+      this.stop.fence();
+      throw new StopSignal();
+    }
+    const bound = this.deps.staleFenceMs;
+    if (bound === undefined) return;
+    while (performance.now() - this.fenceConfirmedAt > bound) {
+      const sent = performance.now();
+      const turn = await this.write("fence check", () => this.deps.store.currentTurn(this.executionId));
+      if (turn !== this.deps.fence.turn) {
+        this.stop.fence();
+        throw new StopSignal();
+      }
+      this.fenceConfirmedAt = sent;
+    }
   }
 
   async resolve(
     position: number,
+    seq: number,
     state: "ok" | "error",
     result: unknown,
     error: FailureRecord | null,
   ): Promise<void> {
+    const sent = performance.now();
     await this.write(`journal position ${position}`, () =>
-      this.deps.store.resolveEntry(this.deps.fence, position, state, result, error),
+      this.deps.store.resolveEntry(this.deps.fence, position, seq, state, result, error),
     );
+    this.fenceConfirmedAt = sent;
     this.journaledThisTurn++;
   }
 

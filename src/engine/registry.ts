@@ -1,35 +1,50 @@
 import { TenorError } from "../errors/tenor-error.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
-import { type AnyWorkflow, declaredWorkflowNames, type WorkflowDefinition } from "./workflow.js";
+import { type AnyWorkflow, declaredWorkflows, type WorkflowDefinition } from "./workflow.js";
 
-/** The workflows this process can start and advance. Built once, before any startup work. */
+/**
+ * The workflows this process can start and advance, every deployed version of each. Starts use
+ * the newest version; an execution always runs on the version it started with (docs/engine.md,
+ * "Versions"). Built once, before any startup work.
+ */
 export class WorkflowRegistry {
-  private readonly byName = new Map<string, WorkflowDefinition>();
+  /** Name → version → definition. */
+  private readonly byName = new Map<string, Map<number, WorkflowDefinition>>();
 
   constructor(workflows: readonly AnyWorkflow[]) {
     for (const workflow of workflows) {
-      if (this.byName.has(workflow.name)) {
+      const versions = this.byName.get(workflow.name) ?? new Map<number, WorkflowDefinition>();
+      if (versions.has(workflow.version)) {
         throw new TenorError(
           ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
-          `workflow ${workflow.name} is registered twice`,
-          {
-            details: { workflow: workflow.name },
-          },
+          `workflow ${workflow.name} version ${workflow.version} is registered twice`,
+          { details: { workflow: workflow.name, version: workflow.version } },
         );
       }
-      this.byName.set(workflow.name, workflow as unknown as WorkflowDefinition);
+      versions.set(workflow.version, workflow as unknown as WorkflowDefinition);
+      this.byName.set(workflow.name, versions);
     }
   }
 
-  /** Returns the definition or refuses with WORKFLOW_UNKNOWN, naming what is registered. */
+  /** The newest registered version, or a refusal with WORKFLOW_UNKNOWN naming what is registered. */
   get(name: string): WorkflowDefinition {
-    const workflow = this.byName.get(name);
-    if (workflow) return workflow;
+    const versions = this.byName.get(name);
+    if (versions) return versions.get(Math.max(...versions.keys())) as WorkflowDefinition;
     throw new TenorError(
       ENGINE_ERRORS.WORKFLOW_UNKNOWN,
-      `workflow ${JSON.stringify(name)} is not registered; registered: ${[...this.byName.keys()].join(", ") || "(none)"}`,
-      { details: { workflow: name, registered: [...this.byName.keys()] } },
+      `workflow ${JSON.stringify(name)} is not registered; registered: ${this.names().join(", ") || "(none)"}`,
+      { details: { workflow: name, registered: this.names() } },
     );
+  }
+
+  /** Exactly `version` of the workflow, or undefined when this process does not have it. */
+  version(name: string, version: number): WorkflowDefinition | undefined {
+    return this.byName.get(name)?.get(version);
+  }
+
+  /** The registered versions of a workflow, ascending (empty when unknown). */
+  versions(name: string): number[] {
+    return [...(this.byName.get(name)?.keys() ?? [])].sort((a, b) => a - b);
   }
 
   has(name: string): boolean {
@@ -42,10 +57,13 @@ export class WorkflowRegistry {
 
   /**
    * A runner refuses to start when a workflow was declared in this process but not registered:
-   * its executions (or a parent's child call) would wait forever.
+   * its executions (or a parent's child call) would wait forever. A missing name is reported by
+   * name; a missing version of a registered name as `name@version`.
    */
   assertAllDeclaredRegistered(): void {
-    const missing = declaredWorkflowNames().filter((name) => !this.byName.has(name));
+    const missing = declaredWorkflows()
+      .filter((w) => !this.version(w.name, w.version))
+      .map((w) => (this.has(w.name) ? `${w.name}@${w.version}` : w.name));
     if (missing.length === 0) return;
     throw new TenorError(
       ENGINE_ERRORS.WORKFLOW_NOT_REGISTERED,

@@ -37,6 +37,11 @@ export interface TurnRunnerDeps {
   logger: Logger;
   hooks?: EngineHooks;
   clock?: () => number;
+  /**
+   * Longest time a turn may go without proving its fence before it starts a step's work
+   * (ContextDeps.staleFenceMs); unset: never checked. The runner passes half its lock duration.
+   */
+  staleFenceMs?: number;
 }
 
 /**
@@ -50,33 +55,50 @@ export class TurnRunner {
     this.clock = deps.clock ?? Date.now;
   }
 
-  async run(executionId: string): Promise<TurnOutcome> {
+  /**
+   * @param options.abandoned - true once the transport knows this processing lost the execution
+   *   (a newer processing of the same job began): the turn stops at its next journal call.
+   */
+  async run(executionId: string, options: { abandoned?: () => boolean } = {}): Promise<TurnOutcome> {
+    const sent = performance.now();
     const start = await this.deps.store.beginTurn(executionId);
     if (!start) return { kind: "gone" };
     try {
-      return await this.advance(start);
+      return await this.advance(start, sent, options.abandoned);
     } catch (error) {
       if (error instanceof TurnFencedError) return { kind: "fenced" };
       throw error;
     }
   }
 
-  private async advance(start: TurnStart): Promise<TurnOutcome> {
+  private async advance(
+    start: TurnStart,
+    fenceConfirmedAt: number,
+    abandoned: (() => boolean) | undefined,
+  ): Promise<TurnOutcome> {
     const { store } = this.deps;
     const { fence } = start;
     // Before anything else, so a held or unknown-workflow execution can be cancelled too.
     if (start.cancelRequestedAt) return this.cancelTurn(start, start.cancelRequestedAt);
-    if (!this.deps.registry.has(start.workflow)) {
-      // Another release may know it: hold rather than fail, like non-determinism.
+    const workflow = this.deps.registry.version(start.workflow, start.workflowVersion);
+    if (!workflow) {
+      // Another release may have it: hold rather than fail, like non-determinism; never run an
+      // execution on other code than the version it started with.
+      const known = this.deps.registry.versions(start.workflow);
+      const code =
+        known.length === 0 ? ENGINE_ERRORS.WORKFLOW_UNKNOWN : ENGINE_ERRORS.WORKFLOW_VERSION_UNAVAILABLE;
       const error = new TenorError(
-        ENGINE_ERRORS.WORKFLOW_UNKNOWN,
-        `workflow ${start.workflow} is not registered on this runner`,
+        code,
+        known.length === 0
+          ? `workflow ${start.workflow} is not registered on this runner`
+          : `workflow ${start.workflow} version ${start.workflowVersion} is not registered on this runner ` +
+              `(it has ${known.join(", ")}); held until a runner with that version takes it`,
+        { details: { workflow: start.workflow, version: start.workflowVersion, registered: known } },
       );
       const wakeAt = this.clock() + HOLD_RETRY_MS;
-      await store.hold(fence, toFailureRecord(error, ENGINE_ERRORS.WORKFLOW_UNKNOWN), new Date(wakeAt));
+      await store.hold(fence, toFailureRecord(error, code), new Date(wakeAt));
       return { kind: "held", wakeAt };
     }
-    const workflow = this.deps.registry.get(start.workflow);
     const parsedInput = workflow.input.safeParse(start.input);
     if (!parsedInput.success) {
       const failure = toFailureRecord(
@@ -97,6 +119,9 @@ export class TurnRunner {
       dispatcher: this.deps.dispatcher,
       hooks: this.deps.hooks ?? {},
       clock: this.clock,
+      fenceConfirmedAt,
+      ...(abandoned ? { abandoned } : {}),
+      ...(this.deps.staleFenceMs !== undefined ? { staleFenceMs: this.deps.staleFenceMs } : {}),
     });
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {

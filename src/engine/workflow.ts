@@ -37,6 +37,10 @@ export const WORKFLOW_NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
  */
 const declared = new Map<string, WorkflowDefinition<unknown, unknown>>();
 
+function declaredKey(name: string, version: number): string {
+  return `${name}@${version}`;
+}
+
 /** Defines a workflow. Validates the name and version at once; the result is frozen. */
 export function defineWorkflow<I, O, IEnc = unknown, OEnc = unknown>(
   spec: WorkflowSpec<I, O, IEnc, OEnc>,
@@ -59,13 +63,18 @@ export function defineWorkflow<I, O, IEnc = unknown, OEnc = unknown>(
     I,
     O
   >;
-  declared.set(spec.name, definition as WorkflowDefinition<unknown, unknown>);
+  declared.set(declaredKey(spec.name, spec.version), definition as WorkflowDefinition<unknown, unknown>);
   return definition;
 }
 
 /** Names of all workflows defined in this process so far. */
 export function declaredWorkflowNames(): string[] {
-  return [...declared.keys()];
+  return [...new Set([...declared.values()].map((w) => w.name))];
+}
+
+/** Every workflow version defined in this process so far. */
+export function declaredWorkflows(): { name: string; version: number }[] {
+  return [...declared.values()].map((w) => ({ name: w.name, version: w.version }));
 }
 
 /** Any workflow, for registries and lists; the body's input type is erased there on purpose. */

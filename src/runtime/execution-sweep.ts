@@ -39,9 +39,14 @@ export async function sweepExecutions(options: SweepOptions): Promise<SweepRepor
   let after = "00000000-0000-0000-0000-000000000000";
   for (;;) {
     const { rows } = await options.pool.query<Candidate>(
-      `SELECT id, workflow, wake_at FROM executions
+      `SELECT id, workflow, wake_at FROM executions e
        WHERE status IN ('running', 'waiting', 'suspended') AND updated_at < now() - make_interval(secs => $1::float / 1000)
          AND id > $2
+         -- A running turn journals without touching the row: its newest position counts as activity.
+         AND NOT (status = 'running' AND COALESCE((
+               SELECT GREATEST(j.started_at, j.completed_at) FROM journal_entries j
+               WHERE j.execution_id = e.id ORDER BY j.position DESC LIMIT 1
+             ), updated_at) >= now() - make_interval(secs => $1::float / 1000))
          -- Keyed executions not yet admitted are the keyed repair's (src/keyed), never enqueued here.
          AND NOT (turn = 0 AND status = 'waiting' AND key IS NOT NULL)
        ORDER BY id LIMIT $3`,

@@ -1,9 +1,10 @@
-import { DelayedError, type Job, WaitingChildrenError, Worker } from "bullmq";
+import { DelayedError, type Job, WaitingChildrenError, Worker, type WorkerOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ExecutionStore } from "../engine/execution-store.js";
 import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
+import { JobLease } from "./job-lease.js";
 import { QUEUE_NAMES } from "./queue-names.js";
 
 export interface ExecutionWorkerOptions {
@@ -40,9 +41,9 @@ const MAX_ROUNDS = 5;
  */
 export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<ExecutionJobData> {
   const { logger } = options;
-  const worker = new Worker<ExecutionJobData>(
+  const worker = new SingleProcessingWorker(
     QUEUE_NAMES.executions,
-    (job, token) => processExecutionJob(job, token as string, options),
+    (job, token, abandoned) => processExecutionJob(job, token as string, options, abandoned),
     {
       connection: options.connection,
       prefix: options.prefix,
@@ -53,22 +54,106 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       autorun: true,
     },
+    options.lockDurationMs,
+    logger,
   );
   worker.on("error", (error) => logger.warn("worker error", { error: error.message }));
   return worker;
+}
+
+type Processor = (job: Job<ExecutionJobData>, token: string, abandoned: () => boolean) => Promise<void>;
+
+/**
+ * One processing per job in this process. BullMQ's lock manager tracks renewals by job id: when
+ * a process ends up processing a job a second time (it stalled, lost the lock, and fetched the
+ * job again after resuming), the first processing's end stops the renewal of the second's lock,
+ * which then expires silently and the job is handed out once more while the second still runs.
+ * So a new processing of a job first tells the older one it was abandoned (its turn stops at its
+ * next journal call) and waits for it to end completely, keeping its own lock alive meanwhile,
+ * and only then starts (and is tracked).
+ */
+class SingleProcessingWorker extends Worker<ExecutionJobData> {
+  private readonly processing = new Map<string, { done: Promise<unknown>; abandon(): void }>();
+  /** `jobId/token` of processings a newer processing of the same job replaced. */
+  private readonly abandoned = new Set<string>();
+
+  constructor(
+    name: string,
+    processor: Processor,
+    options: WorkerOptions,
+    private readonly lockDurationMs: number,
+    private readonly log: Logger,
+  ) {
+    super(name, (job, token) => processor(job, token as string, () => this.isAbandoned(job, token)), options);
+  }
+
+  private isAbandoned(job: Job, token: string | undefined): boolean {
+    return this.abandoned.has(`${job.id}/${token}`);
+  }
+
+  override async processJob(
+    job: Job<ExecutionJobData>,
+    token: string,
+    fetchNextCallback?: () => boolean,
+  ): ReturnType<Worker<ExecutionJobData>["processJob"]> {
+    const id = job.id as string;
+    const older = this.processing.get(id);
+    if (older) {
+      this.log.warn("job handed to this runner again while an older processing runs; abandoning the older", {
+        jobId: id,
+      });
+      older.abandon();
+      await this.keepLockWhile(job, token, older.done);
+    }
+    const abandonKey = `${id}/${token}`;
+    const done = super.processJob(job, token, fetchNextCallback);
+    const entry = { done, abandon: () => this.abandoned.add(abandonKey) };
+    this.processing.set(id, entry);
+    try {
+      return await done;
+    } finally {
+      this.abandoned.delete(abandonKey);
+      if (this.processing.get(id) === entry) this.processing.delete(id);
+    }
+  }
+
+  /** Renews this processing's lock (not yet tracked by BullMQ) until `done` settles. */
+  private async keepLockWhile(job: Job, token: string, done: Promise<unknown>): Promise<void> {
+    let settled = false;
+    const finished = done.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    while (!settled) {
+      await job.extendLock(token, this.lockDurationMs).catch(() => 0);
+      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, this.lockDurationMs / 4))]);
+    }
+  }
 }
 
 async function processExecutionJob(
   job: Job<ExecutionJobData>,
   token: string,
   options: ExecutionWorkerOptions,
+  abandoned: () => boolean,
 ): Promise<void> {
   const { executionId } = job.data;
   const log = options.logger.child({ executionId, jobId: job.id ?? executionId });
+  const lease = new JobLease(job, token, options.lockDurationMs);
   for (let round = 0; round < MAX_ROUNDS; round++) {
+    // A processing that lost its lock (it was stopped or stalled past the lock window) must not
+    // start a turn: that would fence out the runner that owns the job now.
+    if (abandoned() || !(await lease.held())) {
+      log.info("lost the job's lock before a turn; the runner that holds it now continues");
+      throw new DelayedError();
+    }
     let outcome: TurnOutcome;
     try {
-      outcome = await options.turns.run(executionId);
+      outcome = await options.turns.run(executionId, { abandoned });
     } catch (error) {
       log.warn("turn failed on infrastructure; retrying later", { error: (error as Error).message });
       await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);
@@ -84,7 +169,12 @@ async function processExecutionJob(
         if (outcome.parentId) await wakeParent(options, outcome.parentId, log);
         return;
       case "fenced":
-        // Another runner took this execution over (our lock expired); it owns the job now.
+        // A newer turn began. If this processing still holds the job's lock, that turn belongs to
+        // a stale runner (stopped past its lock, then resumed): take the execution back at once.
+        if (!abandoned() && (await lease.held({ force: true }))) {
+          log.info("turn fenced by a runner that no longer holds the job; starting a new turn");
+          continue;
+        }
         log.info("turn fenced: another runner advanced this execution");
         throw new DelayedError();
       case "parked": {

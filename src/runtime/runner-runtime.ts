@@ -64,6 +64,8 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     recovery: config.durable.recovery,
     logger: logger.child({ component: "engine" }),
     ...(options.hooks ? { hooks: options.hooks } : {}),
+    // A turn that went half a lock window without proving its fence proves it before new work.
+    staleFenceMs: config.durable.lock.lockDurationMs / 2,
   });
   const keyed = await startKeyedRuntime({
     pool: options.pool,

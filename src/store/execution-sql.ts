@@ -9,53 +9,67 @@ const TERMINAL_RESET =
   "waiting_for = NULL, wake_at = NULL, hold = NULL, recovery_attempts = 0, suspended_since = NULL";
 
 export const SQL = {
-  /** Takes the next turn and loads the whole journal in the same round trip. */
+  /**
+   * Takes the next turn (the fencing token). It waits for the row locks of a previous turn's
+   * writes in flight; the journal is read by the next statement, whose snapshot therefore holds
+   * every row those writes committed. One statement cannot do both: under READ COMMITTED a
+   * subquery on another table keeps the snapshot taken before the wait.
+   */
   beginTurn: `
-    WITH t AS (
-      UPDATE executions SET turn = turn + 1, status = 'running', updated_at = now()
-      WHERE id = $1 AND status NOT IN ('completed', 'failed')
-      RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at,
-                cancel_requested_at
-    )
-    SELECT t.*, COALESCE((
-      SELECT json_agg(json_build_object(
-        'position', j.position, 'kind', j.kind, 'name', j.name, 'state', j.state,
-        'result', j.result, 'error', j.error, 'attempts', j.attempts) ORDER BY j.position)
-      FROM journal_entries j WHERE j.execution_id = $1
-    ), '[]'::json) AS journal
-    FROM t`,
+    UPDATE executions SET turn = turn + 1, status = 'running', updated_at = now()
+    WHERE id = $1 AND status NOT IN ('completed', 'failed')
+    RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at,
+              cancel_requested_at`,
+
+  /** The whole journal of an execution, in one round trip (replay never reads position by position). */
+  loadJournal: `
+    SELECT position, kind, name, state, result, error, attempts, seq, cause
+    FROM journal_entries WHERE execution_id = $1 ORDER BY position`,
+
+  /** The current fencing token: a runner that stalled compares it with its own before new work. */
+  currentTurn: "SELECT turn FROM executions WHERE id = $1",
 
   /** Appends many positions of many executions at once; only rows whose fence holds are written. */
   appendEntries: `
     WITH input AS (
-      SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[])
-        AS t(execution_id, turn, position, kind, name, state, result, error, attempts)
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::int[],
+                           $10::int[], $11::int[])
+        AS t(execution_id, turn, position, kind, name, state, result, error, attempts, seq, cause)
     ), fenced AS (
       SELECT i.* FROM input i JOIN executions e ON e.id = i.execution_id AND e.turn = i.turn
       FOR SHARE OF e
     )
-    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at)
+    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at,
+                                 seq, cause)
     SELECT execution_id, position, kind::"JournalKind", name, state::"JournalState", result::jsonb, error::jsonb,
-           attempts, turn, CASE WHEN state = 'pending' THEN NULL ELSE now() END
+           attempts, turn, CASE WHEN state = 'pending' THEN NULL ELSE now() END, seq, cause
     FROM fenced
     ON CONFLICT DO NOTHING
     RETURNING execution_id, position`,
 
   /** The single-row form of appendEntries: the common serial case, planned once per connection. */
   appendEntry: `
-    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at)
+    INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn, completed_at,
+                                 seq, cause)
     SELECT e.id, $3, $4::"JournalKind", $5, $6::"JournalState", $7::jsonb, $8::jsonb, $9, e.turn,
-           CASE WHEN $6 = 'pending' THEN NULL ELSE now() END
+           CASE WHEN $6 = 'pending' THEN NULL ELSE now() END, $10, $11
     FROM executions e WHERE e.id = $1 AND e.turn = $2
     FOR SHARE
     ON CONFLICT DO NOTHING
     RETURNING execution_id, position`,
 
+  /** $7: the delivery number of the outcome. */
   resolveEntry: `
     UPDATE journal_entries j
-    SET state = $4::"JournalState", result = $5::jsonb, error = $6::jsonb, turn = $2, completed_at = now()
+    SET state = $4::"JournalState", result = $5::jsonb, error = $6::jsonb, turn = $2, completed_at = now(), seq = $7
     FROM (SELECT id FROM executions WHERE id = $1 AND turn = $2 FOR SHARE) e
     WHERE j.execution_id = e.id AND j.position = $3 AND j.state = 'pending'`,
+
+  /** Numbers an outcome an activity worker recorded, the first time a turn delivers it. */
+  numberDelivery: `
+    UPDATE journal_entries j SET seq = $4
+    FROM (SELECT id FROM executions WHERE id = $1 AND turn = $2 FOR SHARE) e
+    WHERE j.execution_id = e.id AND j.position = $3 AND j.state <> 'pending' AND j.seq IS NULL`,
 
   lockFence: "SELECT 1 FROM executions WHERE id = $1 AND turn = $2 FOR SHARE",
 
@@ -64,7 +78,7 @@ export const SQL = {
    * (the connection died after the commit) finds its own row here instead of reading a fence.
    */
   entryOfTurn:
-    "SELECT state, result FROM journal_entries WHERE execution_id = $1 AND turn = $2 AND position = $3",
+    "SELECT state, result, seq FROM journal_entries WHERE execution_id = $1 AND turn = $2 AND position = $3",
 
   /** The oldest unconsumed signal of a name, consumed into a position (arrival order, once). */
   takeSignal: `

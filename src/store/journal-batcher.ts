@@ -75,7 +75,7 @@ function singleRow(item: PendingAppend): QueryConfig {
 }
 
 function multiRow(batch: PendingAppend[]): QueryConfig {
-  const columns: unknown[][] = [[], [], [], [], [], [], [], [], []];
+  const columns: unknown[][] = [[], [], [], [], [], [], [], [], [], [], []];
   for (const item of batch) for (const [i, value] of rowOf(item).entries()) columns[i]?.push(value);
   return { name: "tenor_append_entries", text: SQL.appendEntries, values: columns };
 }
@@ -92,6 +92,8 @@ function rowOf({ fence, entry }: PendingAppend): unknown[] {
     jsonText(entry.result),
     jsonText(entry.error),
     entry.attempts,
+    entry.seq,
+    entry.cause,
   ];
 }
 

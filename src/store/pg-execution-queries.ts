@@ -16,7 +16,7 @@ export class PgExecutionQueries implements ExecutionQueries {
 
   async journal(executionId: string): Promise<JournalView[]> {
     const { rows } = await this.pool.query(
-      `SELECT position, kind, name, state, result, error, attempts, started_at, completed_at
+      `SELECT position, kind, name, state, result, error, attempts, seq, cause, started_at, completed_at
        FROM journal_entries WHERE execution_id = $1 ORDER BY position`,
       [executionId],
     );
@@ -28,6 +28,8 @@ export class PgExecutionQueries implements ExecutionQueries {
       result: r.result,
       error: r.error,
       attempts: r.attempts,
+      seq: r.seq,
+      cause: r.cause,
       startedAt: iso(r.started_at) as string,
       completedAt: iso(r.completed_at),
     }));

@@ -40,6 +40,12 @@ export class PgExecutionStore implements ExecutionStore {
     });
     const row = rows[0];
     if (!row) return null;
+    // A second statement, so its snapshot follows the turn increment's wait (see SQL.beginTurn).
+    const journal = await this.pool.query({
+      name: "tenor_load_journal",
+      text: SQL.loadJournal,
+      values: [executionId],
+    });
     return {
       fence: { executionId, turn: row.turn },
       workflow: row.workflow,
@@ -50,9 +56,18 @@ export class PgExecutionStore implements ExecutionStore {
       recoveryAttempts: row.recovery_attempts,
       suspendedSince: row.suspended_since,
       createdAt: row.created_at,
-      journal: (row.journal as RawEntry[]).map(toEntry),
+      journal: (journal.rows as RawEntry[]).map(toEntry),
       cancelRequestedAt: row.cancel_requested_at,
     };
+  }
+
+  async currentTurn(executionId: string): Promise<number | null> {
+    const { rows } = await this.pool.query({
+      name: "tenor_current_turn",
+      text: SQL.currentTurn,
+      values: [executionId],
+    });
+    return rows[0] ? (rows[0].turn as number) : null;
   }
 
   async appendEntry(fence: Fence, entry: JournalEntry): Promise<void> {
@@ -64,6 +79,7 @@ export class PgExecutionStore implements ExecutionStore {
   async resolveEntry(
     fence: Fence,
     position: number,
+    seq: number,
     state: "ok" | "error",
     result: unknown,
     error: FailureRecord | null,
@@ -75,12 +91,36 @@ export class PgExecutionStore implements ExecutionStore {
       state,
       json(result),
       json(error),
+      seq,
     ]);
     if (rowCount === 1 || (await this.entryOfTurn(fence, position))?.state === state) return;
     throw new TurnFencedError(fence.executionId, fence.turn, `resolution of position ${position}`);
   }
 
-  async consumeSignal(fence: Fence, position: number, name: string): Promise<{ payload: unknown } | null> {
+  async numberDelivery(fence: Fence, position: number, seq: number): Promise<void> {
+    const { rowCount } = await this.pool.query(SQL.numberDelivery, [
+      fence.executionId,
+      fence.turn,
+      position,
+      seq,
+    ]);
+    if (rowCount === 1) return;
+    // A retry after a lost reply finds its own number; anything else means the fence moved.
+    const { rows } = await this.pool.query(SQL.lockFence, [fence.executionId, fence.turn]);
+    const own = await this.pool.query(
+      "SELECT seq FROM journal_entries WHERE execution_id = $1 AND position = $2",
+      [fence.executionId, position],
+    );
+    if (rows.length === 1 && own.rows[0]?.seq === seq) return;
+    throw new TurnFencedError(fence.executionId, fence.turn, `delivery of position ${position}`);
+  }
+
+  async consumeSignal(
+    fence: Fence,
+    position: number,
+    name: string,
+    seq: number,
+  ): Promise<{ payload: unknown } | null> {
     return this.transaction(async (client) => {
       const fenced = await client.query(SQL.lockFence, [fence.executionId, fence.turn]);
       if (fenced.rowCount !== 1) throw new TurnFencedError(fence.executionId, fence.turn, `signal ${name}`);
@@ -97,6 +137,7 @@ export class PgExecutionStore implements ExecutionStore {
         "ok",
         json({ timedOut: false, payload: signal.payload }),
         null,
+        seq,
       ]);
       if (resolved.rowCount !== 1) throw new TurnFencedError(fence.executionId, fence.turn, `signal ${name}`);
       return { payload: signal.payload };
@@ -210,6 +251,8 @@ interface RawEntry {
   result: unknown;
   error: FailureRecord | null;
   attempts: number;
+  seq: number | null;
+  cause: number | null;
 }
 
 function toEntry(raw: RawEntry): JournalEntry {
@@ -221,6 +264,8 @@ function toEntry(raw: RawEntry): JournalEntry {
     result: raw.result,
     error: raw.error,
     attempts: raw.attempts,
+    seq: raw.seq,
+    cause: raw.cause,
   };
 }
 

@@ -40,7 +40,17 @@ function newExecution(overrides: Partial<NewExecution> = {}): NewExecution {
 }
 
 function entry(position: number, state: JournalEntry["state"] = "ok"): JournalEntry {
-  return { position, kind: "step", name: `s${position}`, state, result: position, error: null, attempts: 1 };
+  return {
+    position,
+    kind: "step",
+    name: `s${position}`,
+    state,
+    result: position,
+    error: null,
+    attempts: 1,
+    seq: state === "pending" ? null : position + 1,
+    cause: 0,
+  };
 }
 
 async function row(id: string) {
@@ -80,8 +90,9 @@ describe("fencing", () => {
 
     const refused: (() => Promise<unknown>)[] = [
       () => store.appendEntry(stale, entry(1)),
-      () => store.resolveEntry(stale, 0, "ok", { timedOut: true }, null),
-      () => store.consumeSignal(stale, 0, "go"),
+      () => store.resolveEntry(stale, 0, 1, "ok", { timedOut: true }, null),
+      () => store.consumeSignal(stale, 0, "go", 1),
+      () => store.numberDelivery(stale, 0, 1),
       () => store.setProgress(stale, { phase: "stale" }),
       () => store.park(stale, [{ kind: "timer", name: "t" }], new Date()),
       () => store.suspend(stale, { kind: "recovery", name: "s" }, new Date(), true),
@@ -110,7 +121,7 @@ describe("fencing", () => {
     await db.pool.query("INSERT INTO signals (execution_id, name, payload) VALUES ($1, 'go', '{\"n\":1}')", [
       id,
     ]);
-    expect(await store.consumeSignal(current, 0, "go")).toEqual({ payload: { n: 1 } });
+    expect(await store.consumeSignal(current, 0, "go", 1)).toEqual({ payload: { n: 1 } });
     await store.appendEntry(current, entry(1));
     await store.setProgress(current, { phase: "current" });
     await store.complete(current, { done: true });
@@ -139,4 +150,58 @@ describe("fencing", () => {
     expect(await journalOf(a.id)).toHaveLength(1);
     expect(await journalOf(b.id)).toHaveLength(2);
   });
+
+  /**
+   * The takeover race: a stale turn's fenced write holds the execution row FOR SHARE while the new
+   * turn's increment waits for it. Everything that write commits must be in the journal the new
+   * turn replays; reading the journal in the increment's own statement saw the snapshot from
+   * before the wait and missed it (a step journaled by the stale runner ran again; a signal it
+   * consumed left the new turn parked on a signal that no longer existed).
+   */
+  it("a turn taken while a stale turn's write was in flight replays that write", async () => {
+    const { summary } = await store.createExecution(newExecution());
+    const stale = await store.beginTurn(summary.id);
+    if (!stale) throw new Error("no first turn");
+    await store.appendEntry(stale.fence, entry(0));
+
+    const staleWriter = await db.pool.connect();
+    try {
+      await staleWriter.query("BEGIN");
+      // What SQL.appendEntry and consumeSignal do: lock the execution row with the stale turn...
+      await staleWriter.query("SELECT 1 FROM executions WHERE id = $1 AND turn = $2 FOR SHARE", [
+        summary.id,
+        stale.fence.turn,
+      ]);
+      await staleWriter.query(
+        `INSERT INTO journal_entries (execution_id, position, kind, name, state, result, turn, seq, cause)
+         VALUES ($1, 1, 'step', 's1', 'ok', '1', $2, 2, 1)`,
+        [summary.id, stale.fence.turn],
+      );
+      // ...while the next turn is being taken: its increment waits for that lock.
+      const next = store.beginTurn(summary.id);
+      await waitForLockWait(summary.id);
+      await staleWriter.query("COMMIT");
+      const taken = await next;
+      expect(taken?.fence.turn).toBe(stale.fence.turn + 1);
+      expect(taken?.journal.map((e) => [e.position, e.name, e.seq])).toEqual([
+        [0, "s0", 1],
+        [1, "s1", 2],
+      ]);
+    } finally {
+      staleWriter.release();
+    }
+  });
 });
+
+/** Waits until some backend waits for a row lock (the turn increment blocked behind the stale write). */
+async function waitForLockWait(executionId: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const { rows } = await db.pool.query(
+      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE executions SET turn%'
+         AND datname = current_database()`,
+    );
+    if (rows.length > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the turn increment of ${executionId} never waited for the stale write's lock`);
+}

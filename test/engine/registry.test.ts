@@ -19,6 +19,15 @@ const two = defineWorkflow({
   run: async () => ({}),
 });
 
+const v1 = defineWorkflow({
+  name: "unit.registry.versioned",
+  version: 1,
+  input: z.object({}),
+  output: z.object({}),
+  run: async () => ({}),
+});
+const v3 = defineWorkflow({ ...v1, version: 3 });
+
 describe("WorkflowRegistry", () => {
   it("finds registered workflows by name", () => {
     const registry = new WorkflowRegistry([one, two]);
@@ -27,13 +36,22 @@ describe("WorkflowRegistry", () => {
     expect(registry.names()).toEqual(["unit.registry.one", "unit.registry.two"]);
   });
 
-  it("refuses a workflow registered twice", () => {
+  it("refuses a workflow version registered twice", () => {
     expect(() => new WorkflowRegistry([one, two, one])).toThrow(
       expect.objectContaining({
         code: "WORKFLOW_DEFINITION_INVALID",
-        details: { workflow: "unit.registry.one" },
+        details: { workflow: "unit.registry.one", version: 1 },
       }),
     );
+  });
+
+  it("holds every version of a workflow: starts get the newest, executions their own", () => {
+    const registry = new WorkflowRegistry([v3, v1]);
+    expect(registry.get("unit.registry.versioned")).toBe(v3);
+    expect(registry.version("unit.registry.versioned", 1)).toBe(v1);
+    expect(registry.version("unit.registry.versioned", 2)).toBeUndefined();
+    expect(registry.versions("unit.registry.versioned")).toEqual([1, 3]);
+    expect(registry.versions("unit.registry.nope")).toEqual([]);
   });
 
   it("refuses an unknown name with WORKFLOW_UNKNOWN, naming what is registered", () => {
@@ -49,13 +67,17 @@ describe("WorkflowRegistry", () => {
   });
 
   it("refuses to run with a declared workflow missing (WORKFLOW_NOT_REGISTERED)", () => {
-    expect(() => new WorkflowRegistry([one]).assertAllDeclaredRegistered()).toThrow(
+    expect(() => new WorkflowRegistry([one, v1, v3]).assertAllDeclaredRegistered()).toThrow(
       expect.objectContaining({
         code: "WORKFLOW_NOT_REGISTERED",
         details: { missing: ["unit.registry.two"] },
       }),
     );
-    expect(() => new WorkflowRegistry([one, two]).assertAllDeclaredRegistered()).not.toThrow();
+    // A registered name with a declared version missing is named with its version.
+    expect(() => new WorkflowRegistry([one, two, v3]).assertAllDeclaredRegistered()).toThrow(
+      expect.objectContaining({ details: { missing: ["unit.registry.versioned@1"] } }),
+    );
+    expect(() => new WorkflowRegistry([one, two, v1, v3]).assertAllDeclaredRegistered()).not.toThrow();
   });
 });
 
