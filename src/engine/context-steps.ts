@@ -22,6 +22,7 @@ export async function runStep<T>(
   if (entry) return cursor.replay(entry, () => replayOutcome(entry, options));
   const policy = resolveRetryPolicy(options.retry);
   for (let attempt = 1; ; attempt++) {
+    await cursor.deps.hooks.beforeStep?.({ executionId: cursor.executionId, step: name, position });
     // A runner that stalled (GC, SIGSTOP, a lost Redis) may have lost the execution meanwhile:
     // it proves its fence before starting any step's work (docs/engine.md, "Fencing").
     await cursor.confirmFenceIfStale();

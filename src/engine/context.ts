@@ -72,6 +72,10 @@ export interface ActivityDispatch {
 
 /** Test and instrumentation hooks; production code passes none. */
 export interface EngineHooks {
+  /** Runs when a turn is about to begin, before the transport proves it still owns the job. */
+  beforeTurn?(info: { executionId: string }): void | Promise<void>;
+  /** Runs before a step's work starts (before the fence check a stalled turn makes). */
+  beforeStep?(info: { executionId: string; step: string; position: number }): void | Promise<void>;
   /** Runs after a step's work succeeded and before its checkpoint is written. */
   beforeCheckpoint?(info: { executionId: string; step: string; position: number }): void | Promise<void>;
 }

@@ -58,8 +58,18 @@ export class TurnRunner {
   /**
    * @param options.abandoned - true once the transport knows this processing lost the execution
    *   (a newer processing of the same job began): the turn stops at its next journal call.
+   * @param options.beforeFence - proves, right before the fence is taken, that this processing
+   *   still owns the execution's job; false: no turn is taken (outcome `fenced`), so a runner
+   *   that was stopped past its lock never fences out the one that owns the job now.
    */
-  async run(executionId: string, options: { abandoned?: () => boolean } = {}): Promise<TurnOutcome> {
+  async run(
+    executionId: string,
+    options: { abandoned?: () => boolean; beforeFence?: () => Promise<boolean> } = {},
+  ): Promise<TurnOutcome> {
+    await this.deps.hooks?.beforeTurn?.({ executionId });
+    if (options.abandoned?.() || (options.beforeFence && !(await options.beforeFence()))) {
+      return { kind: "fenced" };
+    }
     const sent = performance.now();
     const start = await this.deps.store.beginTurn(executionId);
     if (!start) return { kind: "gone" };

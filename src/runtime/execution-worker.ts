@@ -54,7 +54,6 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       autorun: true,
     },
-    options.lockDurationMs,
     logger,
   );
   worker.on("error", (error) => logger.warn("worker error", { error: error.message }));
@@ -66,11 +65,11 @@ type Processor = (job: Job<ExecutionJobData>, token: string, abandoned: () => bo
 /**
  * One processing per job in this process. BullMQ's lock manager tracks renewals by job id: when
  * a process ends up processing a job a second time (it stalled, lost the lock, and fetched the
- * job again after resuming), the first processing's end stops the renewal of the second's lock,
- * which then expires silently and the job is handed out once more while the second still runs.
- * So a new processing of a job first tells the older one it was abandoned (its turn stops at its
- * next journal call) and waits for it to end completely, keeping its own lock alive meanwhile,
- * and only then starts (and is tracked).
+ * job again after resuming, or Redis lost the job and the sweep added it again), the first
+ * processing's end stops the renewal of the second's lock, which then expires silently and the
+ * job is handed out once more while the second still runs. So a new processing of a job tells
+ * the older one it was abandoned (its turn stops at its next journal call; its writes are fenced
+ * by the new turn anyway), and when the older one has ended, puts its own lock back under renewal.
  */
 class SingleProcessingWorker extends Worker<ExecutionJobData> {
   private readonly processing = new Map<string, { done: Promise<unknown>; abandon(): void }>();
@@ -81,7 +80,6 @@ class SingleProcessingWorker extends Worker<ExecutionJobData> {
     name: string,
     processor: Processor,
     options: WorkerOptions,
-    private readonly lockDurationMs: number,
     private readonly log: Logger,
   ) {
     super(name, (job, token) => processor(job, token as string, () => this.isAbandoned(job, token)), options);
@@ -103,34 +101,22 @@ class SingleProcessingWorker extends Worker<ExecutionJobData> {
         jobId: id,
       });
       older.abandon();
-      await this.keepLockWhile(job, token, older.done);
     }
     const abandonKey = `${id}/${token}`;
     const done = super.processJob(job, token, fetchNextCallback);
     const entry = { done, abandon: () => this.abandoned.add(abandonKey) };
     this.processing.set(id, entry);
+    if (older) {
+      // The older processing's end untracks the job id; track this processing's lock again.
+      void older.done.finally(() => {
+        if (this.processing.get(id) === entry) this.lockManager.trackJob(id, token, Date.now());
+      });
+    }
     try {
       return await done;
     } finally {
       this.abandoned.delete(abandonKey);
       if (this.processing.get(id) === entry) this.processing.delete(id);
-    }
-  }
-
-  /** Renews this processing's lock (not yet tracked by BullMQ) until `done` settles. */
-  private async keepLockWhile(job: Job, token: string, done: Promise<unknown>): Promise<void> {
-    let settled = false;
-    const finished = done.then(
-      () => {
-        settled = true;
-      },
-      () => {
-        settled = true;
-      },
-    );
-    while (!settled) {
-      await job.extendLock(token, this.lockDurationMs).catch(() => 0);
-      await Promise.race([finished, new Promise((resolve) => setTimeout(resolve, this.lockDurationMs / 4))]);
     }
   }
 }
@@ -145,15 +131,11 @@ async function processExecutionJob(
   const log = options.logger.child({ executionId, jobId: job.id ?? executionId });
   const lease = new JobLease(job, token, options.lockDurationMs);
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    // A processing that lost its lock (it was stopped or stalled past the lock window) must not
-    // start a turn: that would fence out the runner that owns the job now.
-    if (abandoned() || !(await lease.held())) {
-      log.info("lost the job's lock before a turn; the runner that holds it now continues");
-      throw new DelayedError();
-    }
     let outcome: TurnOutcome;
     try {
-      outcome = await options.turns.run(executionId, { abandoned });
+      // A processing that lost its lock (it was stopped or stalled past the lock window) must not
+      // take a turn: that would fence out the runner that owns the job now.
+      outcome = await options.turns.run(executionId, { abandoned, beforeFence: () => lease.held() });
     } catch (error) {
       log.warn("turn failed on infrastructure; retrying later", { error: (error as Error).message });
       await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);

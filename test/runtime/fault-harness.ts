@@ -43,7 +43,14 @@ const FIXTURE_TABLES = `
     pid int NOT NULL,
     at timestamptz NOT NULL DEFAULT clock_timestamp()
   );
-  CREATE TABLE fault_control (name text PRIMARY KEY)`;
+  CREATE TABLE fault_control (name text PRIMARY KEY);
+  CREATE TABLE late_bodies (
+    n serial PRIMARY KEY,
+    execution_id uuid NOT NULL,
+    step text NOT NULL,
+    pid int NOT NULL,
+    at timestamptz NOT NULL DEFAULT clock_timestamp()
+  )`;
 
 export interface FaultWorld {
   db: TestDatabase;
