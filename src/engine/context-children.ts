@@ -42,7 +42,9 @@ export async function runChild<I, O>(
       cause,
     });
   }
-  let summary = await cursor.deps.store.getSummary(childId);
+  // Through `write` like every store call of a turn: a dropped connection retries, then suspends,
+  // and never reaches the body as if the workflow's own code had thrown.
+  let summary = await cursor.write("child lookup", () => cursor.deps.store.getSummary(childId));
   if (!summary) {
     const created = await cursor.write("child execution", () =>
       cursor.deps.store.createExecution(
