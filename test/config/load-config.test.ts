@@ -121,6 +121,23 @@ describe("loadConfig", () => {
     expect(issuesOf(() => withFile("- a list"))[0]?.rule).toContain("mapping");
   });
 
+  it("never prints the database password of a refused URL", () => {
+    const url = "mysql://svc:S3cretPw@db.internal:5432/tenor";
+    const error = (() => {
+      try {
+        loadConfig({ env: { ...base, DATABASE_URL: url } });
+      } catch (caught) {
+        return caught as ConfigError;
+      }
+      throw new Error("expected a ConfigError");
+    })();
+    expect(error.message).toContain("databaseUrl (DATABASE_URL)");
+    expect(error.message).toContain("mysql://svc:[redacted]@db.internal");
+    expect(
+      JSON.stringify({ message: error.message, details: error.details, stack: error.stack }),
+    ).not.toContain("S3cretPw");
+  });
+
   it("refuses URLs of the wrong scheme", () => {
     const issues = issuesOf(() => loadConfig({ env: { ...base, REDIS_URL: "http://localhost" } }));
     expect(issues[0]?.key).toBe("redisUrl (REDIS_URL)");
