@@ -90,14 +90,34 @@ describe("hashing", () => {
 });
 
 describe("roles", () => {
-  it("grants what DESIGN §6 and the README say", () => {
+  it("grants what the README says: queues are platform work, organisations' executions are not", () => {
     expect(roleMay("integrator", "start")).toBe(true);
     expect(roleMay("approver", "start")).toBe(false);
     expect(roleMay("approver", "approve")).toBe(true);
     expect(roleMay("integrator", "approve")).toBe(false);
-    expect(roleMay("operator", "queuesRead")).toBe(true);
-    expect(roleMay("operator", "queuesWrite")).toBe(false);
-    expect(roleMay("admin", "queuesWrite")).toBe(true);
+    for (const role of ["integrator", "approver", "operator", "admin"] as const) {
+      expect(roleMay(role, "queuesRead")).toBe(false);
+      expect(roleMay(role, "queuesWrite")).toBe(false);
+    }
+    expect(roleMay("platform-operator", "queuesRead")).toBe(true);
+    expect(roleMay("platform-operator", "queuesWrite")).toBe(false);
+    expect(roleMay("platform-admin", "queuesWrite")).toBe(true);
+    for (const role of ["platform-operator", "platform-admin"] as const) {
+      for (const permission of [
+        "start",
+        "read",
+        "readPayloads",
+        "signal",
+        "cancel",
+        "approve",
+        "auditRead",
+      ] as const) {
+        expect(roleMay(role, permission)).toBe(false);
+      }
+      expect(roleMay(role, "platformStatus")).toBe(true);
+    }
+    expect(roleMay("operator", "auditRead")).toBe(true);
+    expect(roleMay("integrator", "auditRead")).toBe(false);
     expect(roleMay("integrator", "readPayloads")).toBe(false);
   });
 });

@@ -28,6 +28,7 @@ describe("loadConfig", () => {
     expect(config.monitoring.blockchainHealthCollector.intervalSeconds).toBe(60);
     expect(config.durable.retention.days).toBe(30);
     expect(config.api.port).toBe(3000);
+    expect(config.api.rateLimit).toEqual({ max: 600, windowSeconds: 60 });
     expect(config.redisPrefix).toBe("tenor");
   });
 
@@ -136,6 +137,13 @@ describe("loadConfig", () => {
     expect(
       JSON.stringify({ message: error.message, details: error.details, stack: error.stack }),
     ).not.toContain("S3cretPw");
+  });
+
+  it("reads api.rateLimit from the file and names a bad window", () => {
+    expect(withFile("api:\n  rateLimit:\n    max: 5\n").api.rateLimit).toEqual({ max: 5, windowSeconds: 60 });
+    expect(issuesOf(() => withFile("api:\n  rateLimit:\n    windowSeconds: 0\n"))).toEqual([
+      { key: "api.rateLimit.windowSeconds", value: 0, rule: "must be ≥ 1" },
+    ]);
   });
 
   it("refuses URLs of the wrong scheme", () => {

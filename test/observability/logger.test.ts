@@ -99,6 +99,8 @@ describe("logger", () => {
       pool: "[Pool]",
       cyclic: { name: "loop", self: "[cycle]" },
     });
-    expect(String((lines[0]?.error as { message?: string } | undefined)?.message)).toContain("svc:[redacted]@db");
+    expect(String((lines[0]?.error as { message?: string } | undefined)?.message)).toContain(
+      "svc:[redacted]@db",
+    );
   });
 });
