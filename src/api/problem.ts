@@ -148,6 +148,12 @@ function fromBodyParser(error: unknown): TenorError | null {
       "the request body's encoding or charset is not supported",
     );
   }
+  // Express refuses a path parameter that is not valid percent-encoding with a plain 400 error.
+  if ((error as { status?: number })?.status === 400 && !(error instanceof TenorError)) {
+    return apiError(API_ERRORS.REQUEST_INVALID, "the request URL is not valid percent-encoding", {
+      errors: [{ pointer: "path", message: "invalid percent-encoding" }],
+    });
+  }
   return null;
 }
 

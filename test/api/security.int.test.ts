@@ -1,4 +1,5 @@
 import { Queue } from "bullmq";
+import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runKeysCommand } from "../../src/api/auth/keys-command.js";
@@ -459,5 +460,124 @@ describe("keys command", () => {
     const ok = await run(["create", "--platform", "--role", "platform-admin", "--subject", "root@tenor"]);
     expect(ok.code).toBe(0);
     expect(ok.err).toContain("to root@tenor for the platform, role platform-admin");
+  });
+});
+
+describe("fuzzing every route", () => {
+  it("never answers 5xx, always problem+json on 4xx, and a refused request creates no execution", async () => {
+    const known = await startApproval("integrator");
+    const segment = fc.oneof(
+      fc.constant(known),
+      fc.uuid(),
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom(
+        "apitest.echo",
+        "apitest.approve",
+        "release",
+        "$reserved",
+        "..",
+        "%",
+        "%E0%A4%A",
+        "%00",
+        "a%2Fb",
+      ),
+    );
+    const raw = (s: string) =>
+      /^[A-Za-z0-9._~$-]*$/.test(s) || s.startsWith("%") ? s : encodeURIComponent(s);
+    const queryValue = fc.oneof(
+      fc.string({ maxLength: 30 }),
+      fc.constantFrom(
+        "0000-01-01T00:00:00Z",
+        "9999-12-31T23:59:59Z",
+        "-000001-01-01T00:00:00Z",
+        "2026-02-30T00:00:00Z",
+        "1e309",
+        "-1",
+        "\u0000",
+        Buffer.from(JSON.stringify(["1", "-".repeat(36)])).toString("base64url"),
+        Buffer.from(JSON.stringify([null, null])).toString("base64url"),
+      ),
+      fc.integer().map(String),
+      fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+    );
+    const query = fc.dictionary(
+      fc.constantFrom(
+        "workflow",
+        "status",
+        "key",
+        "idempotencyKey",
+        "createdAfter",
+        "createdBefore",
+        "limit",
+        "cursor",
+        "action",
+        "subject",
+        "actorKeyId",
+        "target",
+        "x",
+      ),
+      fc.oneof(queryValue, fc.array(queryValue, { minLength: 2, maxLength: 2 })),
+      { maxKeys: 4 },
+    );
+    const body = fc.oneof(
+      fc.json().map((text) => ({ text, type: "application/json" })),
+      fc.string({ maxLength: 50 }).map((text) => ({ text, type: "application/json" })),
+      fc.string({ maxLength: 50 }).map((text) => ({ text, type: "text/plain" })),
+      fc
+        .record({ decision: fc.constantFrom("approve", "reject", "maybe"), paramsHash: fc.string() })
+        .map((v) => ({
+          text: JSON.stringify(v),
+          type: "application/json",
+        })),
+      fc.record({ text: fc.string(), amount: fc.string(), quorum: fc.integer() }).map((v) => ({
+        text: JSON.stringify(v),
+        type: "application/json",
+      })),
+    );
+    const route = fc.oneof(
+      segment.map((name) => ({ method: "post" as const, path: `/v1/workflows/${raw(name)}/executions` })),
+      fc.constant({ method: "get" as const, path: "/v1/executions" }),
+      segment.map((id) => ({ method: "get" as const, path: `/v1/executions/${raw(id)}` })),
+      segment.map((id) => ({ method: "get" as const, path: `/v1/executions/${raw(id)}/steps` })),
+      segment.map((id) => ({ method: "get" as const, path: `/v1/executions/${raw(id)}/approvals` })),
+      fc.tuple(segment, segment).map(([id, name]) => ({
+        method: "post" as const,
+        path: `/v1/executions/${raw(id)}/signals/${raw(name)}`,
+      })),
+      fc.tuple(segment, segment).map(([id, name]) => ({
+        method: "post" as const,
+        path: `/v1/executions/${raw(id)}/approvals/${raw(name)}`,
+      })),
+      segment.map((id) => ({ method: "post" as const, path: `/v1/executions/${raw(id)}/cancel` })),
+      fc.constant({ method: "get" as const, path: "/v1/platform/status" }),
+      fc.constant({ method: "get" as const, path: "/v1/audit" }),
+      segment.map((s) => ({ method: "get" as const, path: `/v1/${raw(s)}` })),
+    );
+    const who = fc.constantFrom<PrincipalName | null>(
+      "admin",
+      "integrator",
+      "approver",
+      "operator",
+      "platformAdmin",
+      null,
+    );
+    const count = async () =>
+      (await api.pool.query("SELECT count(*)::int AS n FROM executions WHERE parent_id IS NULL")).rows[0]
+        .n as number;
+    const before = await count();
+    let accepted = 0;
+    await fc.assert(
+      fc.asyncProperty(route, query, body, who, async (r, q, b, principal) => {
+        let call = request(api.app)[r.method](r.path).query(q);
+        if (principal) call = call.set("authorization", `Bearer ${api.keys[principal]}`);
+        const res = r.method === "post" ? await call.set("content-type", b.type).send(b.text) : await call;
+        const where = `${r.method.toUpperCase()} ${r.path} ${JSON.stringify(q)} as ${principal}: ${res.status} ${res.text.slice(0, 200)}`;
+        expect(res.status, where).toBeLessThan(500);
+        if (res.status >= 400) expect(res.headers["content-type"], where).toMatch(PROBLEM);
+        if (r.path.startsWith("/v1/workflows/") && res.status >= 200 && res.status < 300) accepted += 1;
+      }),
+      { numRuns: 300 },
+    );
+    expect(await count()).toBe(before + accepted);
   });
 });
