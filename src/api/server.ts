@@ -40,7 +40,14 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(["/v1", "/admin"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
   const sessions = new BoardSessions(deps.redis, deps.prefix);
   app.use(signInRouter(deps.keys, sessions));
-  const board = bullBoardRouter({ keys: deps.keys, sessions, redis: deps.redis, prefix: deps.prefix });
+  const board = bullBoardRouter({
+    keys: deps.keys,
+    audit: deps.audit,
+    logger: deps.logger,
+    sessions,
+    redis: deps.redis,
+    prefix: deps.prefix,
+  });
   app.use(board.router);
   app.use(
     helmet({

@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   "execution.cancel",
   "key.issue",
   "key.revoke",
+  /** A mutating request under /admin/queues (Bull Board), by a platform key. */
+  "queue.change",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runKeysCommand } from "../../src/api/auth/keys-command.js";
+import { eventually } from "../support/role-process.js";
 import { type ApiHarness, type PrincipalName, startApiHarness } from "./support/api-harness.js";
 
 let api: ApiHarness;
@@ -152,6 +153,19 @@ describe("Bull Board", () => {
       expect(await schedules.isPaused()).toBe(true);
       await schedules.resume();
       await schedules.close();
+      // Both the change and the refused attempts are in the audit trail, under no organisation.
+      await eventually("queue changes audited", async () => {
+        const { rows } = await api.pool.query(
+          "SELECT role, outcome, target FROM audit_events WHERE action = 'queue.change' AND org_id IS NULL",
+        );
+        return (
+          rows.some(
+            (r) =>
+              r.role === "platform-admin" && r.outcome === "accepted" && r.target.includes("schedules/pause"),
+          ) &&
+          rows.filter((r) => r.role === "platform-operator" && r.outcome === "QUEUES_READ_ONLY").length >= 4
+        );
+      });
     } finally {
       await executions.close();
     }

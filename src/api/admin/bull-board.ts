@@ -5,12 +5,15 @@ import { Queue } from "bullmq";
 import { type RequestHandler, Router } from "express";
 import helmet from "helmet";
 import type { Redis } from "ioredis";
+import type { Logger } from "../../observability/logger.js";
 import { activityQueueName, QUEUE_NAMES } from "../../runtime/queue-names.js";
 import type { PgApiKeys } from "../../store/pg-api-keys.js";
+import type { PgAudit } from "../../store/pg-audit.js";
+import { audited } from "../audit/audit-trail.js";
 import { anyPrincipalOf, requirePermission } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { BULL_BOARD_PATH, SIGN_OUT_PATH } from "./admin-paths.js";
-import { boardAuthentication, readOnlyGate } from "./board-auth.js";
+import { boardAuthentication, isMutating, readOnlyGate } from "./board-auth.js";
 import type { BoardSessions } from "./board-session.js";
 
 export { BULL_BOARD_PATH } from "./admin-paths.js";
@@ -96,6 +99,8 @@ function board(readOnlyMode: boolean): Board {
 
 export interface BullBoardOptions {
   keys: PgApiKeys;
+  audit: PgAudit;
+  logger: Logger;
   sessions: BoardSessions;
   redis: Redis;
   prefix: string;
@@ -129,6 +134,11 @@ export function bullBoardRouter(options: BullBoardOptions): { router: Router; cl
     BULL_BOARD_PATH,
     // The board's UI needs its own scripts and styles; the API's strict CSP would block them.
     helmet({ contentSecurityPolicy: false }),
+    // Every change attempted on the shared queues is audited, refused ones included.
+    (req, res, next) =>
+      isMutating(req)
+        ? audited(options, "queue.change", (r) => `${r.method} ${r.originalUrl}`)(req, res, next)
+        : next(),
     boardAuthentication(options.keys, options.sessions),
     requirePermission("queuesRead"),
     readOnlyGate(),
