@@ -103,7 +103,11 @@ describe("platform keys and organisation keys are apart", () => {
 describe("Bull Board", () => {
   it("shows every Tenor queue: executions, schedules and each activity queue", async () => {
     const activity = new Queue("activity-payments", { connection: api.redis, prefix: api.prefix });
-    await activity.add("charge", { executionId: "x", apiKey: "tnr_secret_value_here" });
+    const job = await activity.add("charge", {
+      executionId: "x",
+      apiKey: "tnr_secret_value_here",
+      note: "called postgres://svc:S3cretPw@db/tenor with Bearer tnr_anotherSecretKey",
+    });
     try {
       const deadline = Date.now() + 15_000;
       let names: string[] = [];
@@ -114,6 +118,12 @@ describe("Bull Board", () => {
         await new Promise((r) => setTimeout(r, 200));
       }
       expect(names).toEqual(expect.arrayContaining(["executions", "schedules", "activity-payments"]));
+      const shown = await api.as("platformAdmin").get(`/admin/queues/api/queues/activity-payments/${job.id}`);
+      expect(shown.status).toBe(200);
+      expect(shown.text).toContain("[redacted]");
+      for (const secret of ["tnr_secret_value_here", "S3cretPw", "tnr_anotherSecretKey"]) {
+        expect(shown.text).not.toContain(secret);
+      }
     } finally {
       await activity.obliterate({ force: true });
       await activity.close();

@@ -6,6 +6,7 @@ import { type RequestHandler, Router } from "express";
 import helmet from "helmet";
 import type { Redis } from "ioredis";
 import type { Logger } from "../../observability/logger.js";
+import { redactText } from "../../observability/redact.js";
 import { activityQueueName, QUEUE_NAMES } from "../../runtime/queue-names.js";
 import type { PgApiKeys } from "../../store/pg-api-keys.js";
 import type { PgAudit } from "../../store/pg-audit.js";
@@ -22,9 +23,10 @@ export { BULL_BOARD_PATH } from "./admin-paths.js";
 const SECRET_KEY =
   /secret|passw|token|api[-_]?key|private|mnemonic|seed|authori[sz]ation|signature|credential/i;
 
-/** Job data with every secret-looking field replaced by "[redacted]". */
+/** Job data with every secret-looking field replaced by "[redacted]", and secrets inside strings too (src/observability/redact.ts). */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 20) return "[redacted: too deep]";
+  if (typeof value === "string") return redactText(value);
   if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
   if (value && typeof value === "object") {
     return Object.fromEntries(
