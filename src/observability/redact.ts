@@ -9,9 +9,12 @@
 
 export const REDACTED = "[redacted]";
 
-/** Field names whose values are never written out, whatever they hold. */
+/**
+ * Field names whose values are never written out, whatever they hold. A bare `token` is not one:
+ * in this domain it usually names an asset (its address or symbol), not a credential.
+ */
 export const SECRET_FIELD =
-  /passw|pwd|secret|token$|api[-_]?key|private[-_]?key|mnemonic|seed[-_]?phrase|authori[sz]ation|cookie|credential|connection[-_]?string/i;
+  /passw|pwd|secret|(access|refresh|auth|bearer|session|csrf|id)[-_]?token|api[-_]?key|private[-_]?key|mnemonic|seed[-_]?phrase|authori[sz]ation|cookie|credential|connection[-_]?string/i;
 
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s@/]+)@/gi;
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;

@@ -81,6 +81,8 @@ describe("logger", () => {
         nested: [{ apiKey: "x" }],
       },
       headers: { authorization: "Bearer tnr_abcdefghijklmnop" },
+      session: { accessToken: "S3cretPw-as-token" },
+      token: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
       note: "key tnr_abcdefghijklmnopqrstu was used with Basic dXNlcjpTM2NyZXRQdw==",
       pool: new Pool(),
       error: new Error("password authentication failed for postgres://svc:S3cretPw@db"),
@@ -97,6 +99,8 @@ describe("logger", () => {
       options: { databaseUrl: "postgresql://svc:[redacted]@db:5432/tenor", password: "[redacted]" },
       headers: { authorization: "[redacted]" },
       pool: "[Pool]",
+      session: { accessToken: "[redacted]" },
+      token: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
       cyclic: { name: "loop", self: "[cycle]" },
     });
     expect(String((lines[0]?.error as { message?: string } | undefined)?.message)).toContain(
