@@ -21,7 +21,7 @@ const base = `http://127.0.0.1:${config.api.port}`;
 const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-demo", max: 2 });
 const keys = new PgApiKeys(pool);
 const issue = async (role: "integrator" | "approver" | "operator", name: string) =>
-  (await issueApiKey(keys, { orgId: "demo", role, name })).key;
+  (await issueApiKey(keys, { orgId: "demo", role, name, subject: name })).key;
 const integrator = await issue("integrator", "demo-integrator");
 const approver = await issue("approver", "demo-approver");
 const operator = await issue("operator", "demo-operator");

@@ -1,4 +1,4 @@
-import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
@@ -6,6 +6,7 @@ import type { HealthServerOptions, HealthState } from "../observability/health-s
 import type { Logger } from "../observability/logger.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
+import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
@@ -14,6 +15,7 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   idempotencyTtlSeconds: number;
   noMutationThresholdSeconds: number;
+  rateLimit: { max: number; windowSeconds: number };
 }
 
 /** Everything the API modules need; built once by the api role (or a test). */
@@ -23,12 +25,15 @@ export interface ApiDeps {
   client: ExecutionClient;
   /** Rings an execution's doorbell after a cancel or an approval decision. */
   transport: ExecutionTransport;
-  /** Queues Bull Board shows. */
-  queues: readonly Queue[];
+  /** Board sessions, rate-limit counters and queue discovery (Bull Board shows every Tenor queue). */
+  redis: Redis;
+  /** The Redis key prefix of this deployment. */
+  prefix: string;
   pool: Pool;
   reads: PgExecutionReads;
   approvals: PgApprovals;
   keys: PgApiKeys;
+  audit: PgAudit;
   logger: Logger;
   /** Readiness checks of /readyz. */
   readiness: HealthServerOptions["checks"];

@@ -30,6 +30,12 @@ export const API_ERRORS = {
   /** The key that started the execution may not vote on its approvals. */
   SELF_APPROVAL_FORBIDDEN: "SELF_APPROVAL_FORBIDDEN",
   /** Anything unexpected; the response never carries a stack trace. */
+  /** 429: this key's request budget (`api.rateLimit`) is spent; retry after `Retry-After` seconds. */
+  RATE_LIMITED: "RATE_LIMITED",
+  /** 403 on /admin/queues: a platform-operator's board is read-only. */
+  QUEUES_READ_ONLY: "QUEUES_READ_ONLY",
+  /** 403 on /admin/queues: a cookie-session request without the CSRF proof (same origin and token). */
+  CSRF_REJECTED: "CSRF_REJECTED",
   INTERNAL: "INTERNAL",
 } as const;
 

@@ -7,6 +7,7 @@ import type { Logger } from "../observability/logger.js";
 import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
+import { PgAudit } from "../store/pg-audit.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
 import type { ApiSettings } from "./api-deps.js";
 import { createApiApp } from "./server.js";
@@ -41,19 +42,28 @@ export function createPlatformApi(options: PlatformApiOptions): {
     logger: options.logger,
   });
   const keys = new PgApiKeys(pool);
-  const app = createApiApp({
+  const api = createApiApp({
     settings: options.settings,
     registry: options.registry,
     client: execution.client,
     transport: execution.queue,
-    queues: [execution.queue.queue],
+    redis: options.redis,
+    prefix: options.prefix,
     pool,
     reads: new PgExecutionReads(pool),
     approvals: new PgApprovals(pool),
     keys,
+    audit: new PgAudit(pool),
     logger: options.logger,
     readiness: options.readiness,
     health: options.health,
   });
-  return { app, keys, close: () => execution.close() };
+  return {
+    app: api.app,
+    keys,
+    close: async () => {
+      await api.close();
+      await execution.close();
+    },
+  };
 }

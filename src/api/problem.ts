@@ -48,6 +48,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.APPROVAL_ALREADY_DECIDED]: 409,
   [API_ERRORS.APPROVAL_DUPLICATE_VOTE]: 409,
   [API_ERRORS.SELF_APPROVAL_FORBIDDEN]: 403,
+  [API_ERRORS.RATE_LIMITED]: 429,
+  [API_ERRORS.QUEUES_READ_ONLY]: 403,
+  [API_ERRORS.CSRF_REJECTED]: 403,
 };
 
 const TITLES: Readonly<Record<number, string>> = {
@@ -59,6 +62,7 @@ const TITLES: Readonly<Record<number, string>> = {
   413: "Content Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Content",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable",
 };
@@ -117,6 +121,8 @@ function issuesToFieldErrors(issues: unknown, prefix: string): FieldError[] | un
 }
 
 export function sendProblem(res: Response, problem: Problem): void {
+  // The audit trail records a refusal under its stable code (src/api/audit/audit-trail.ts).
+  res.locals.problemCode = problem.code;
   if (problem.status === 401) res.setHeader("WWW-Authenticate", 'Bearer realm="tenor"');
   res.status(problem.status).type("application/problem+json").send(JSON.stringify(problem));
 }
@@ -141,6 +147,12 @@ function fromBodyParser(error: unknown): TenorError | null {
       API_ERRORS.UNSUPPORTED_MEDIA_TYPE,
       "the request body's encoding or charset is not supported",
     );
+  }
+  // Express refuses a path parameter that is not valid percent-encoding with a plain 400 error.
+  if ((error as { status?: number })?.status === 400 && !(error instanceof TenorError)) {
+    return apiError(API_ERRORS.REQUEST_INVALID, "the request URL is not valid percent-encoding", {
+      errors: [{ pointer: "path", message: "invalid percent-encoding" }],
+    });
   }
   return null;
 }

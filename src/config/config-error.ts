@@ -1,4 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { REDACTED, redactText, redactValue, SECRET_FIELD } from "../observability/redact.js";
 
 /** One violated rule: which key, what value it had, and the rule it broke. */
 export interface ConfigIssue {
@@ -11,7 +12,9 @@ export interface ConfigIssue {
 export class ConfigError extends TenorError {
   readonly issues: readonly ConfigIssue[];
 
-  constructor(issues: ConfigIssue[]) {
+  constructor(raw: ConfigIssue[]) {
+    // A rejected value may be a connection string: its password never reaches the message or details.
+    const issues = raw.map(redactIssue);
     super("CONFIG_INVALID", ConfigError.describe(issues), { details: { issues } });
     this.issues = Object.freeze([...issues]);
   }
@@ -30,4 +33,12 @@ function formatValue(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+function redactIssue(issue: ConfigIssue): ConfigIssue {
+  return {
+    key: issue.key,
+    value: SECRET_FIELD.test(issue.key) && issue.value !== undefined ? REDACTED : redactValue(issue.value),
+    rule: redactText(issue.rule),
+  };
 }

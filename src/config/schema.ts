@@ -63,6 +63,24 @@ export const configSchema = z
         idempotencyTtlSeconds: positiveInt(86_400, 60),
         /** Platform status: a non-terminal execution not updated for this many seconds counts as "no mutation". */
         noMutationThresholdSeconds: positiveInt(3_600, 1),
+        /**
+         * Requests per API key (per client address without a key) in a fixed window, counted in Redis
+         * so every api replica spends one budget. Over it: 429 with Retry-After. Defaults: 600 per 60 s.
+         */
+        rateLimit: z
+          .object({
+            /** Requests allowed per window (≥ 1). */
+            max: positiveInt(600, 1),
+            /** Window length, in seconds (1–3600). */
+            windowSeconds: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(1, "must be ≥ 1")
+              .max(3_600, "must be ≤ 3600")
+              .default(60),
+          })
+          .strict()
+          .default({ max: 600, windowSeconds: 60 }),
       })
       .strict()
       .default({
@@ -71,6 +89,7 @@ export const configSchema = z
         bodyLimitBytes: 1_048_576,
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
+        rateLimit: { max: 600, windowSeconds: 60 },
       }),
     runner: z
       .object({ healthPort: port(3001) })

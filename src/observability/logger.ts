@@ -1,4 +1,5 @@
 import winston from "winston";
+import { REDACTED, redactValue, SECRET_FIELD } from "./redact.js";
 
 /** The closed list of components a log line may come from (style rule 6). */
 export const LOG_COMPONENTS = [
@@ -48,7 +49,22 @@ export interface CreateLoggerOptions {
   base?: Record<string, unknown>;
 }
 
-/** Structured JSON logs, one object per line, with a `component` from LOG_COMPONENTS. */
+/**
+ * Every line passes through here before it is written, whatever the call site logged: the message
+ * and every field are redacted (src/observability/redact.ts), so a secret cannot reach the output.
+ */
+const redactLine = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    if (key === "level") continue;
+    info[key] = SECRET_FIELD.test(key) ? REDACTED : redactValue(info[key]);
+  }
+  return info;
+});
+
+/**
+ * Structured JSON logs, one object per line, with a `component` from LOG_COMPONENTS. Secrets are
+ * redacted from every line (URL passwords, Authorization credentials, API keys, secret-named fields).
+ */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
@@ -58,6 +74,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     format: winston.format.combine(
       winston.format.timestamp(),
       winston.format.errors({ stack: true }),
+      redactLine(),
       winston.format.json(),
     ),
     defaultMeta: { pid: process.pid, ...options.base },

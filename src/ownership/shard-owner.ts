@@ -42,8 +42,11 @@ export function resolveOwnershipTimings(input: {
   refreshIntervalMs: number;
   livenessWindowMs: number;
 }): OwnershipTimings {
+  // Only the two timings: callers pass their whole options (connection string included), and
+  // these timings are logged as they are.
   return {
-    ...input,
+    refreshIntervalMs: input.refreshIntervalMs,
+    livenessWindowMs: input.livenessWindowMs,
     lockDeadlineMs: Math.min(input.refreshIntervalMs, Math.floor(input.livenessWindowMs / 3)),
   };
 }

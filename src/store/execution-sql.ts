@@ -104,12 +104,12 @@ export const SQL = {
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
-  /** A child is created only while its parent's turn ($9, $11) is current. */
+  /** A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
   insertChildExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running'
-    FROM (SELECT id FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
+                            parent_id, parent_position, status, created_by)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by
+    FROM (SELECT id, created_by FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 

@@ -15,7 +15,8 @@ export interface VoteRequest {
   executionId: string;
   /** The approval's name, as the workflow asked for it. */
   name: string;
-  approver: { keyId: string; name: string; role: ApiRole };
+  /** `subject`: the person or system behind the key; one subject counts once towards a quorum. */
+  approver: { keyId: string; name: string; role: ApiRole; subject: string };
   decision: "approve" | "reject";
   /** The hash of the parameters the approver was shown. */
   paramsHash: string;
@@ -48,6 +49,8 @@ export interface VoteRecord {
   name: string;
   position: number;
   approver: Approver;
+  /** The person or system the voting key was issued to. */
+  subject: string;
   decision: "approve" | "reject";
   paramsHash: string;
   reason: string | null;
@@ -64,13 +67,18 @@ export class PgApprovals {
   async vote(request: VoteRequest): Promise<VoteOutcome> {
     return this.transaction(async (client) => {
       const { rows } = await client.query(
-        `SELECT workflow, status::text AS status, waiting_for, created_by FROM executions
-         WHERE id = $1 AND org_id = $2 FOR UPDATE`,
+        // The initiator's subject: a person may not approve what they started with any of their keys.
+        `SELECT e.workflow, e.status::text AS status, e.waiting_for, e.created_by, k.subject AS created_by_subject
+         FROM executions e LEFT JOIN api_keys k ON k.id = e.created_by
+         WHERE e.id = $1 AND e.org_id = $2 FOR UPDATE OF e`,
         [request.executionId, request.orgId],
       );
       const execution = rows[0];
       if (!execution) return { kind: "not-found" };
-      if (execution.created_by !== null && execution.created_by === request.approver.keyId) {
+      if (
+        (execution.created_by !== null && execution.created_by === request.approver.keyId) ||
+        (execution.created_by_subject !== null && execution.created_by_subject === request.approver.subject)
+      ) {
         return { kind: "self-approval" };
       }
       const waits = (execution.waiting_for ?? []) as WaitDescriptor[];
@@ -98,8 +106,8 @@ export class PgApprovals {
       if (request.paramsHash !== pending.details.paramsHash) return { kind: "params-changed", pending };
       const inserted = await client.query(
         `INSERT INTO approval_votes (execution_id, name, position, approver_key_id, approver_name, approver_role,
-                                     decision, params_hash, reason)
-         VALUES ($1, $2, $3, $4, $5, $6::"ApiRole", $7::"ApprovalDecision", $8, $9)
+                                     approver_subject, decision, params_hash, reason)
+         VALUES ($1, $2, $3, $4, $5, $6::"ApiRole", $7, $8::"ApprovalDecision", $9, $10)
          ON CONFLICT DO NOTHING RETURNING id`,
         [
           request.executionId,
@@ -108,6 +116,7 @@ export class PgApprovals {
           request.approver.keyId,
           request.approver.name,
           request.approver.role,
+          request.approver.subject,
           request.decision,
           request.paramsHash,
           request.reason,
@@ -116,8 +125,8 @@ export class PgApprovals {
       if (inserted.rowCount !== 1) {
         const previous = await client.query(
           `SELECT decision::text AS decision, created_at FROM approval_votes
-           WHERE execution_id = $1 AND name = $2 AND position = $3 AND approver_key_id = $4`,
-          [request.executionId, request.name, pending.position, request.approver.keyId],
+           WHERE execution_id = $1 AND name = $2 AND position = $3 AND approver_subject = $4`,
+          [request.executionId, request.name, pending.position, request.approver.subject],
         );
         const p = previous.rows[0];
         return { kind: "duplicate", previous: { decision: p?.decision, at: p?.created_at?.toISOString() } };
@@ -169,7 +178,7 @@ export class PgApprovals {
     if (owned.rowCount !== 1) return null;
     const { rows } = await this.pool.query(
       `SELECT name, position, approver_key_id, approver_name, approver_role::text AS approver_role,
-              decision::text AS decision, params_hash, reason, created_at
+              approver_subject, decision::text AS decision, params_hash, reason, created_at
        FROM approval_votes WHERE execution_id = $1 ORDER BY id`,
       [executionId],
     );
@@ -179,7 +188,7 @@ export class PgApprovals {
   private async votesAt(client: PoolClient, executionId: string, name: string, position: number) {
     const { rows } = await client.query(
       `SELECT name, position, approver_key_id, approver_name, approver_role::text AS approver_role,
-              decision::text AS decision, params_hash, reason, created_at
+              approver_subject, decision::text AS decision, params_hash, reason, created_at
        FROM approval_votes WHERE execution_id = $1 AND name = $2 AND position = $3 ORDER BY id`,
       [executionId, name, position],
     );
@@ -202,6 +211,7 @@ function toVote(r: any): VoteRecord {
       role: r.approver_role,
       at: r.created_at.toISOString(),
     },
+    subject: r.approver_subject,
     decision: r.decision,
     paramsHash: r.params_hash,
     reason: r.reason,

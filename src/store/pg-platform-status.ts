@@ -26,7 +26,8 @@ export interface StaleExecutionRow {
  */
 export async function readPlatformStatus(
   pool: Pool,
-  orgId: string,
+  /** Null: every organisation (the platform keys' view). */
+  orgId: string | null,
   noMutationSeconds: number,
   staleLimit: number,
 ): Promise<{ workflows: WorkflowHealthRow[]; stale: StaleExecutionRow[] }> {
@@ -34,17 +35,17 @@ export async function readPlatformStatus(
     pool.query(
       `SELECT workflow, status::text AS status, count(*)::int AS n,
               (count(*) FILTER (WHERE ${NOT_TERMINAL} AND updated_at < now() - make_interval(secs => $2::float)))::int AS stale
-       FROM executions WHERE org_id = $1 GROUP BY workflow, status`,
+       FROM executions WHERE ($1::text IS NULL OR org_id = $1) GROUP BY workflow, status`,
       [orgId, noMutationSeconds],
     ),
     pool.query(
       `SELECT DISTINCT ON (workflow) workflow, id, status::text AS status, created_at FROM executions
-       WHERE org_id = $1 AND ${NOT_TERMINAL} ORDER BY workflow, created_at, id`,
+       WHERE ($1::text IS NULL OR org_id = $1) AND ${NOT_TERMINAL} ORDER BY workflow, created_at, id`,
       [orgId],
     ),
     pool.query(
       `SELECT id, workflow, status::text AS status, updated_at, waiting_for FROM executions
-       WHERE org_id = $1 AND ${NOT_TERMINAL} AND updated_at < now() - make_interval(secs => $2::float)
+       WHERE ($1::text IS NULL OR org_id = $1) AND ${NOT_TERMINAL} AND updated_at < now() - make_interval(secs => $2::float)
        ORDER BY updated_at, id LIMIT $3`,
       [orgId, noMutationSeconds, staleLimit],
     ),

@@ -5,6 +5,7 @@ import { roleMay } from "../../src/api/auth/permissions.js";
 import { decodeCursor, encodeCursor, retryGuidance } from "../../src/api/executions/resource.js";
 import { parsePreferWait } from "../../src/api/prefer.js";
 import { problemType, statusForCode, toProblem } from "../../src/api/problem.js";
+import { toPgTimestamp } from "../../src/api/query-params.js";
 import { hashApprovalParams } from "../../src/engine/approvals.js";
 import { TenorError } from "../../src/errors/tenor-error.js";
 
@@ -90,14 +91,34 @@ describe("hashing", () => {
 });
 
 describe("roles", () => {
-  it("grants what DESIGN §6 and the README say", () => {
+  it("grants what the README says: queues are platform work, organisations' executions are not", () => {
     expect(roleMay("integrator", "start")).toBe(true);
     expect(roleMay("approver", "start")).toBe(false);
     expect(roleMay("approver", "approve")).toBe(true);
     expect(roleMay("integrator", "approve")).toBe(false);
-    expect(roleMay("operator", "queuesRead")).toBe(true);
-    expect(roleMay("operator", "queuesWrite")).toBe(false);
-    expect(roleMay("admin", "queuesWrite")).toBe(true);
+    for (const role of ["integrator", "approver", "operator", "admin"] as const) {
+      expect(roleMay(role, "queuesRead")).toBe(false);
+      expect(roleMay(role, "queuesWrite")).toBe(false);
+    }
+    expect(roleMay("platform-operator", "queuesRead")).toBe(true);
+    expect(roleMay("platform-operator", "queuesWrite")).toBe(false);
+    expect(roleMay("platform-admin", "queuesWrite")).toBe(true);
+    for (const role of ["platform-operator", "platform-admin"] as const) {
+      for (const permission of [
+        "start",
+        "read",
+        "readPayloads",
+        "signal",
+        "cancel",
+        "approve",
+        "auditRead",
+      ] as const) {
+        expect(roleMay(role, permission)).toBe(false);
+      }
+      expect(roleMay(role, "platformStatus")).toBe(true);
+    }
+    expect(roleMay("operator", "auditRead")).toBe(true);
+    expect(roleMay("integrator", "auditRead")).toBe(false);
     expect(roleMay("integrator", "readPayloads")).toBe(false);
   });
 });
@@ -114,6 +135,19 @@ describe("resources", () => {
     });
     expect(decodeCursor("zz")).toBeNull();
     expect(decodeCursor(Buffer.from('["x","y"]').toString("base64url"))).toBeNull();
+    const forged = (createdAt: string, id: string) =>
+      decodeCursor(Buffer.from(JSON.stringify([createdAt, id])).toString("base64url"));
+    expect(forged("1", "00000000-0000-4000-8000-000000000001")).toBeNull();
+    expect(forged("0000-01-01T00:00:00.000Z", "00000000-0000-4000-8000-000000000001")).toBeNull();
+    expect(forged("2026-01-01T00:00:00.123Z", "-".repeat(36))).toBeNull();
+  });
+
+  it("parses times to the range PostgreSQL accepts", () => {
+    expect(toPgTimestamp("2026-01-01T01:00:00+01:00")).toBe("2026-01-01T00:00:00.000Z");
+    expect(toPgTimestamp("0001-01-01T00:00:00Z")).toBe("0001-01-01T00:00:00.000Z");
+    expect(toPgTimestamp("0000-12-31T23:59:59Z")).toBeNull();
+    expect(toPgTimestamp("+010000-01-01T00:00:00Z")).toBeNull();
+    expect(toPgTimestamp("not a date")).toBeNull();
   });
 
   it("gives retry guidance from the failure", () => {

@@ -18,6 +18,7 @@ describe("openapi.json", () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
       [
         "/admin/queues",
+        "/admin/sign-in",
         "/livez",
         "/openapi.json",
         "/readyz",
@@ -29,6 +30,7 @@ describe("openapi.json", () => {
         "/v1/executions/{id}/signals/{name}",
         "/v1/executions/{id}/steps",
         "/v1/platform/status",
+        "/v1/audit",
         ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),
       ].sort(),
     );

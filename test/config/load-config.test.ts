@@ -28,6 +28,7 @@ describe("loadConfig", () => {
     expect(config.monitoring.blockchainHealthCollector.intervalSeconds).toBe(60);
     expect(config.durable.retention.days).toBe(30);
     expect(config.api.port).toBe(3000);
+    expect(config.api.rateLimit).toEqual({ max: 600, windowSeconds: 60 });
     expect(config.redisPrefix).toBe("tenor");
   });
 
@@ -119,6 +120,30 @@ describe("loadConfig", () => {
     expect(unreadable[0]).toMatchObject({ key: "TENOR_CONFIG", value: "/nope.yaml" });
     expect(issuesOf(() => withFile("durable: [unclosed"))[0]?.rule).toContain("must be valid YAML");
     expect(issuesOf(() => withFile("- a list"))[0]?.rule).toContain("mapping");
+  });
+
+  it("never prints the database password of a refused URL", () => {
+    const url = "mysql://svc:S3cretPw@db.internal:5432/tenor";
+    const error = (() => {
+      try {
+        loadConfig({ env: { ...base, DATABASE_URL: url } });
+      } catch (caught) {
+        return caught as ConfigError;
+      }
+      throw new Error("expected a ConfigError");
+    })();
+    expect(error.message).toContain("databaseUrl (DATABASE_URL)");
+    expect(error.message).toContain("mysql://svc:[redacted]@db.internal");
+    expect(
+      JSON.stringify({ message: error.message, details: error.details, stack: error.stack }),
+    ).not.toContain("S3cretPw");
+  });
+
+  it("reads api.rateLimit from the file and names a bad window", () => {
+    expect(withFile("api:\n  rateLimit:\n    max: 5\n").api.rateLimit).toEqual({ max: 5, windowSeconds: 60 });
+    expect(issuesOf(() => withFile("api:\n  rateLimit:\n    windowSeconds: 0\n"))).toEqual([
+      { key: "api.rateLimit.windowSeconds", value: 0, rule: "must be ≥ 1" },
+    ]);
   });
 
   it("refuses URLs of the wrong scheme", () => {

@@ -64,4 +64,47 @@ describe("logger", () => {
       warningCode: "DEP0999",
     });
   });
+
+  it("redacts secrets from every line, whatever the call site passes", async () => {
+    const { stream, lines } = capture();
+    const logger = createLogger({ stream }).child({ component: "store" });
+    class Pool {
+      options = { connectionString: "postgres://svc:S3cretPw@db/tenor" };
+    }
+    const cyclic: Record<string, unknown> = { name: "loop" };
+    cyclic.self = cyclic;
+    logger.error("connect postgres://svc:S3cretPw@db/tenor failed", {
+      connectionString: "postgres://svc:S3cretPw@db/tenor",
+      options: {
+        databaseUrl: "postgresql://svc:S3cretPw@db:5432/tenor",
+        password: "S3cretPw",
+        nested: [{ apiKey: "x" }],
+      },
+      headers: { authorization: "Bearer tnr_abcdefghijklmnop" },
+      session: { accessToken: "S3cretPw-as-token" },
+      token: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+      note: "key tnr_abcdefghijklmnopqrstu was used with Basic dXNlcjpTM2NyZXRQdw==",
+      pool: new Pool(),
+      error: new Error("password authentication failed for postgres://svc:S3cretPw@db"),
+      cyclic,
+    });
+    await tick();
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain("S3cretPw");
+    expect(text).not.toContain("tnr_abcdefghijklmnop");
+    expect(text).not.toContain("dXNlcjpTM2NyZXRQdw");
+    expect(lines[0]).toMatchObject({
+      message: "connect postgres://svc:[redacted]@db/tenor failed",
+      connectionString: "[redacted]",
+      options: { databaseUrl: "postgresql://svc:[redacted]@db:5432/tenor", password: "[redacted]" },
+      headers: { authorization: "[redacted]" },
+      pool: "[Pool]",
+      session: { accessToken: "[redacted]" },
+      token: "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48",
+      cyclic: { name: "loop", self: "[cycle]" },
+    });
+    expect(String((lines[0]?.error as { message?: string } | undefined)?.message)).toContain(
+      "svc:[redacted]@db",
+    );
+  });
 });

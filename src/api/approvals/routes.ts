@@ -5,6 +5,7 @@ import { TenorError } from "../../errors/tenor-error.js";
 import type { VoteOutcome } from "../../store/pg-approvals.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
+import { audited } from "../audit/audit-trail.js";
 import { guard, principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
@@ -13,14 +14,16 @@ import { ApprovalParams, VoteBodySchema } from "./schemas.js";
 
 /**
  * Identity-bound approvals (DESIGN §8). A vote names the hash of the parameters the approver saw;
- * the vote is refused when the workflow now asks for other parameters, when the voter started the
- * execution, or when the voter already voted. The quorum's last approval, or any rejection,
+ * the vote is refused when the workflow now asks for other parameters, when the voter's subject
+ * started the execution (or its root, for a child), or when the subject already voted: a quorum
+ * counts people, not keys. Every vote is audited, refused ones included. The quorum's last approval, or any rejection,
  * delivers the decision to the execution and wakes it.
  */
 export function approvalsRouter(deps: ApiDeps): Router {
   const router = Router();
   router.post(
     "/v1/executions/:id/approvals/:name",
+    audited(deps, "approval.vote", (req) => `${req.params.id}/approvals/${req.params.name}`),
     ...guard(deps.keys, "approve"),
     ...jsonBody(deps.settings.bodyLimitBytes),
     handler(castVote(deps)),
@@ -39,7 +42,12 @@ function castVote(deps: ApiDeps) {
       orgId: principal.orgId,
       executionId: record.id,
       name,
-      approver: { keyId: principal.keyId, name: principal.name, role: principal.role },
+      approver: {
+        keyId: principal.keyId,
+        name: principal.name,
+        role: principal.role,
+        subject: principal.subject,
+      },
       decision: body.decision,
       paramsHash: body.paramsHash,
       reason: body.reason ?? null,
@@ -65,7 +73,7 @@ function refusal(outcome: Exclude<VoteOutcome, { kind: "recorded" }>, id: string
     case "self-approval":
       return apiError(
         API_ERRORS.SELF_APPROVAL_FORBIDDEN,
-        `the key that started execution ${id} may not vote on its approval ${name}`,
+        `whoever started execution ${id} (its subject, with any key) may not vote on its approval ${name}`,
         { executionId: id, approval: name },
       );
     case "not-pending":
@@ -97,11 +105,15 @@ function refusal(outcome: Exclude<VoteOutcome, { kind: "recorded" }>, id: string
         },
       );
     case "duplicate":
-      return apiError(API_ERRORS.APPROVAL_DUPLICATE_VOTE, `this approver already voted on approval ${name}`, {
-        executionId: id,
-        approval: name,
-        previous: outcome.previous,
-      });
+      return apiError(
+        API_ERRORS.APPROVAL_DUPLICATE_VOTE,
+        `this approver (subject) already voted on approval ${name}`,
+        {
+          executionId: id,
+          approval: name,
+          previous: outcome.previous,
+        },
+      );
   }
 }
 
@@ -132,7 +144,7 @@ function listApprovals(deps: ApiDeps) {
       votes: votes.map((v) => ({
         name: v.name,
         position: v.position,
-        approver: v.approver,
+        approver: { ...v.approver, subject: v.subject },
         decision: v.decision,
         paramsHash: v.paramsHash,
         reason: v.reason,

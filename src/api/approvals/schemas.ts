@@ -20,7 +20,15 @@ export const VoteBodySchema = z
   .meta({ id: "ApprovalVote" });
 
 export const ApproverSchema = z
-  .object({ keyId: z.uuid(), name: z.string(), role: z.string(), at: z.string() })
+  .object({
+    keyId: z.uuid(),
+    name: z.string(),
+    role: z.string(),
+    subject: z
+      .string()
+      .meta({ description: "The person or system the key was issued to; counted once per quorum." }),
+    at: z.string(),
+  })
   .meta({ id: "Approver" });
 
 export const VoteResultSchema = z

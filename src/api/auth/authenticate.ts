@@ -1,16 +1,31 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiRole, PgApiKeys } from "../../store/pg-api-keys.js";
+import type { ApiKeyRecord, ApiRole, PgApiKeys } from "../../store/pg-api-keys.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { apiError } from "../problem.js";
 import { hashApiKey } from "./api-key.js";
 import { PERMISSIONS, type Permission, roleMay } from "./permissions.js";
 
-/** Who is calling: the API key, its organisation and its role. */
+/** Who is calling: the API key, its organisation (null for platform keys), its role and subject. */
 export interface Principal {
   keyId: string;
-  orgId: string;
+  orgId: string | null;
   role: ApiRole;
   name: string;
+  /** The person or system the key was issued to. */
+  subject: string;
+}
+
+/** A principal of an organisation role: what every /v1 route except the platform status serves. */
+export type OrgPrincipal = Principal & { orgId: string };
+
+export function toPrincipal(record: ApiKeyRecord): Principal {
+  return {
+    keyId: record.id,
+    orgId: record.orgId,
+    role: record.role,
+    name: record.name,
+    subject: record.subject,
+  };
 }
 
 /**
@@ -31,13 +46,7 @@ export function authenticate(keys: PgApiKeys): RequestHandler {
         next(apiError(API_ERRORS.UNAUTHENTICATED, "the API key is unknown or revoked"));
         return;
       }
-      const principal: Principal = {
-        keyId: record.id,
-        orgId: record.orgId,
-        role: record.role,
-        name: record.name,
-      };
-      res.locals.principal = principal;
+      res.locals.principal = toPrincipal(record);
       next();
     } catch (error) {
       next(error);
@@ -45,14 +54,26 @@ export function authenticate(keys: PgApiKeys): RequestHandler {
   };
 }
 
-export function principalOf(res: Response): Principal {
+/**
+ * The caller of an organisation route. Only organisation roles pass the permission checks of those
+ * routes (src/api/auth/permissions.ts), so the organisation is always set; a platform key got 403.
+ */
+export function principalOf(res: Response): OrgPrincipal {
+  const principal = res.locals.principal as Principal;
+  if (principal.orgId === null)
+    throw new Error(`platform key ${principal.keyId} reached an organisation route`);
+  return principal as OrgPrincipal;
+}
+
+/** The caller of a route both organisation and platform keys may use. */
+export function anyPrincipalOf(res: Response): Principal {
   return res.locals.principal as Principal;
 }
 
 /** Refuses with 403 unless the caller's role has `permission`. */
 export function requirePermission(permission: Permission): RequestHandler {
   return (_req, res, next) => {
-    const { role } = principalOf(res);
+    const { role } = anyPrincipalOf(res);
     if (roleMay(role, permission)) {
       next();
       return;

@@ -1,8 +1,9 @@
 import type { ApiRole } from "../../store/pg-api-keys.js";
 
 /**
- * What each role may do inside its organisation (DESIGN §6). An organisation never sees another's
- * executions whatever its role; `admin` may do everything in its own.
+ * What each role may do (README, "API keys and roles"). An organisation never sees another's
+ * executions whatever its role; `admin` may do everything in its own. Platform keys may do nothing
+ * in any organisation (separation of duties): they read the platform status and operate the queues.
  */
 export const PERMISSIONS = {
   /** Start executions. */
@@ -14,11 +15,14 @@ export const PERMISSIONS = {
   signal: ["integrator", "operator", "admin"],
   cancel: ["integrator", "operator", "admin"],
   approve: ["approver", "admin"],
-  platformStatus: ["operator", "admin"],
+  /** The org's audit trail (GET /v1/audit). */
+  auditRead: ["operator", "admin"],
+  /** The organisation's health; for platform keys, counts across organisations without execution ids. */
+  platformStatus: ["operator", "admin", "platform-operator", "platform-admin"],
   /** Bull Board, read-only. */
-  queuesRead: ["operator", "admin"],
-  /** Bull Board actions (retry, remove, pause). */
-  queuesWrite: ["admin"],
+  queuesRead: ["platform-operator", "platform-admin"],
+  /** Bull Board actions (retry, remove, pause, clean). */
+  queuesWrite: ["platform-admin"],
 } as const satisfies Record<string, readonly ApiRole[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -1,5 +1,6 @@
 import { Router } from "express";
 import type { ApiDeps } from "../api-deps.js";
+import { audited } from "../audit/audit-trail.js";
 import { guard } from "../auth/authenticate.js";
 import { handler, jsonBody } from "../http.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
@@ -21,12 +22,14 @@ export function executionsRouter(deps: ApiDeps): Router {
   router.get("/v1/executions/:id/steps", ...guard(deps.keys, "read"), handler(getSteps(deps)));
   router.post(
     "/v1/executions/:id/signals/:name",
+    audited(deps, "execution.signal", (req) => `${req.params.id}/signals/${req.params.name}`),
     ...guard(deps.keys, "signal"),
     ...body,
     handler(deliverSignal(deps)),
   );
   router.post(
     "/v1/executions/:id/cancel",
+    audited(deps, "execution.cancel", (req) => String(req.params.id)),
     ...guard(deps.keys, "cancel"),
     ...body,
     handler(cancelExecution(deps)),

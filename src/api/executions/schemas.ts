@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
+import { pgText, pgTimestamp } from "../query-params.js";
 
 /**
  * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
@@ -123,11 +124,9 @@ export const SignalParams = z.object({
     .meta({ description: "Signal name; names starting with `$` are reserved." }),
 });
 
-const isoDateTime = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time" });
-
 export const ListQuerySchema = z
   .object({
-    workflow: z.string().min(1).optional(),
+    workflow: pgText(200).optional(),
     status: z
       .string()
       .optional()
@@ -143,10 +142,10 @@ export const ListQuerySchema = z
         return statuses as z.infer<typeof ExecutionStatusSchema>[];
       })
       .meta({ description: "One status or several, comma-separated." }),
-    key: z.string().min(1).optional().meta({ description: "Keyed-serialization key." }),
-    idempotencyKey: z.string().min(1).optional(),
-    createdAfter: isoDateTime.optional().meta({ description: "Inclusive lower bound of createdAt." }),
-    createdBefore: isoDateTime.optional().meta({ description: "Exclusive upper bound of createdAt." }),
+    key: pgText().optional().meta({ description: "Keyed-serialization key." }),
+    idempotencyKey: pgText(255).optional(),
+    createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
+    createdBefore: pgTimestamp.optional().meta({ description: "Exclusive upper bound of createdAt." }),
     limit: z.coerce.number().int().min(1).max(200).default(50),
     cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
   })

@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
+import { registerAuditOpenApi } from "../audit/routes.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { problem } from "./common.js";
@@ -12,10 +13,20 @@ export const API_VERSION = "1.0.0";
 const DESCRIPTION = `Tenor's Platform API (DESIGN §6).
 
 **Authentication.** Every request except \`/livez\`, \`/readyz\` and \`/openapi.json\` sends
-\`Authorization: Bearer <key>\`. Keys are issued with \`npm run tenor -- keys create --org <org> --role <role>\`
-(printed once; only a SHA-256 is stored) and act for one organisation in one role: \`integrator\`, \`approver\`,
-\`operator\` or \`admin\`. An organisation never sees, lists, signals or approves another's executions; another
-organisation's execution answers 404 exactly like a missing one.
+\`Authorization: Bearer <key>\`. Keys are issued with
+\`npm run tenor -- keys create --org <org> --role <role> --subject <person>\` (printed once; only a SHA-256 is
+stored) and act for one organisation in one role: \`integrator\`, \`approver\`, \`operator\` or \`admin\`. The
+subject is the person or system the key was issued to: approvals count distinct subjects, and a subject may not
+approve what it started (or anything under it). An organisation never sees, lists, signals or approves another's
+executions; another organisation's execution answers 404 exactly like a missing one. Platform keys
+(\`keys create --platform --role platform-operator|platform-admin\`) belong to no organisation: they operate Bull
+Board and read \`/v1/platform/status\` (counts only); every other \`/v1\` route answers them 403.
+
+**Rate limits.** Each key has \`api.rateLimit.max\` requests per \`api.rateLimit.windowSeconds\` (default 600 per 60 s),
+shared by every api replica. Over it: 429 RATE_LIMITED with \`Retry-After\` (seconds).
+
+**Audit.** Votes, signals, cancels, key issues and revocations are recorded, refused ones included
+(\`GET /v1/audit\`). Send \`X-Request-Id\` to find a request there; every response carries one.
 
 **Errors.** Every error is \`application/problem+json\` (RFC 9457) with \`type\` derived from the stable \`code\`
 (\`https://tenor.dev/problems/<code in kebab case>\`), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`,
@@ -59,12 +70,38 @@ function adminAndDocument(registry: OpenAPIRegistry): void {
     tags: ["admin"],
     summary: "Bull Board (HTML UI and its JSON API below this path)",
     description:
-      "Admin: full board. Operator: read-only (no retries, removals or pauses). Other roles: 403. Job data and " +
-      "return values are redacted for secret-looking fields.",
+      "Platform keys only, as a Bearer header or through the sign-in session cookie. platform-admin: full board. " +
+      "platform-operator: read-only; any mutating request below this path is 403 QUEUES_READ_ONLY before it " +
+      "reaches Bull Board. Organisation keys of any role: 403. A session's mutating request must be same-origin " +
+      "(403 CSRF_REJECTED). Every Tenor queue is shown (executions, schedules, each activity-* queue); job data " +
+      "and return values are redacted for secret-looking fields.",
     responses: {
       200: { description: "The board.", content: { "text/html": { schema: z.string() } } },
+      303: { description: "A browser without a session is sent to /admin/sign-in." },
       401: problem("UNAUTHENTICATED."),
-      403: problem("FORBIDDEN: only admin and operator."),
+      403: problem("FORBIDDEN (not a platform key), QUEUES_READ_ONLY or CSRF_REJECTED."),
+    },
+  });
+  registry.registerPath({
+    method: "post",
+    path: "/admin/sign-in",
+    operationId: "boardSignIn",
+    tags: ["admin"],
+    summary: "Exchange a platform key for a board session cookie (HTML form; GET shows it)",
+    description:
+      "Form field `key`. Sets `tenor_board` (HttpOnly, SameSite=Strict, Path=/admin, Secure over TLS, 8 hours) and " +
+      "redirects to /admin/queues. The session ends at sign-out (POST /admin/sign-out with the page's CSRF token), " +
+      "after 8 hours, or at its next request once the key is revoked.",
+    security: [],
+    request: {
+      body: {
+        content: { "application/x-www-form-urlencoded": { schema: z.object({ key: z.string() }) } },
+      },
+    },
+    responses: {
+      303: { description: "Signed in; redirect to the board." },
+      401: { description: "Not a live platform key (HTML page)." },
+      403: { description: "Not sent from this site (HTML page)." },
     },
   });
 }
@@ -85,6 +122,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerExecutionsOpenApi(registry, workflows);
   registerApprovalsOpenApi(registry);
   registerPlatformOpenApi(registry);
+  registerAuditOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },
@@ -95,7 +133,8 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "approvals", description: "Identity-bound approvals." },
       { name: "platform", description: "Platform status." },
       { name: "health", description: "Liveness, readiness and this document." },
-      { name: "admin", description: "Bull Board." },
+      { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
+      { name: "audit", description: "The organisation's audit trail." },
     ],
   });
   return document as unknown as Record<string, unknown>;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { readScheduleStatuses } from "../../schedules/schedule-status.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
-import { guard, principalOf } from "../auth/authenticate.js";
+import { anyPrincipalOf, guard } from "../auth/authenticate.js";
 import { toWait } from "../executions/resource.js";
 import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
 import { handler } from "../http.js";
@@ -65,7 +65,7 @@ export const PlatformStatusSchema = z
   })
   .meta({ id: "PlatformStatus" });
 
-/** `GET /v1/platform/status`: workflow health of the caller's organisation, from the projections. */
+/** `GET /v1/platform/status`: workflow health of the caller's organisation (a platform key: of all, counts only), from the projections. */
 export function platformRouter(deps: ApiDeps): Router {
   const router = Router();
   router.get(
@@ -73,12 +73,17 @@ export function platformRouter(deps: ApiDeps): Router {
     ...guard(deps.keys, "platformStatus"),
     handler(async (_req: Request, res: Response) => {
       const threshold = deps.settings.noMutationThresholdSeconds;
-      const { workflows, stale } = await readPlatformStatus(
+      // A platform key sees counts across organisations, never an organisation's execution ids.
+      const { orgId } = anyPrincipalOf(res);
+      const status = await readPlatformStatus(
         deps.pool,
-        principalOf(res).orgId,
+        orgId,
         threshold,
-        STALE_LIST_LIMIT,
+        orgId === null ? 0 : STALE_LIST_LIMIT,
       );
+      const stale = status.stale;
+      const workflows =
+        orgId === null ? status.workflows.map((w) => ({ ...w, oldestPending: null })) : status.workflows;
       const totals: Record<string, number> = {};
       for (const w of workflows)
         for (const [status, n] of Object.entries(w.counts)) totals[status] = (totals[status] ?? 0) + n;

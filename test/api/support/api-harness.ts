@@ -7,6 +7,7 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import request from "supertest";
+import type { ApiSettings } from "../../../src/api/api-deps.js";
 import { issueApiKey } from "../../../src/api/auth/api-key.js";
 import { createPlatformApi } from "../../../src/api/platform-api.js";
 import { loadConfig } from "../../../src/config/load-config.js";
@@ -33,7 +34,13 @@ const PRINCIPALS = {
   otherApprover: { org: "org-b", role: "approver" },
   otherOperator: { org: "org-b", role: "operator" },
   otherAdmin: { org: "org-b", role: "admin" },
-} as const satisfies Record<string, { org: string; role: ApiRole }>;
+  /** A second key of the person behind `approver` (same subject). */
+  approverAlias: { org: "org-a", role: "approver", subject: "approver" },
+  /** A second key of the person behind `integrator`, who may also approve. */
+  integratorAsApprover: { org: "org-a", role: "approver", subject: "integrator" },
+  platformOperator: { org: null, role: "platform-operator" },
+  platformAdmin: { org: null, role: "platform-admin" },
+} as const satisfies Record<string, { org: string | null; role: ApiRole; subject?: string }>;
 export type PrincipalName = keyof typeof PRINCIPALS;
 
 /**
@@ -60,6 +67,11 @@ export interface ApiHarness {
     what: string,
     timeoutMs?: number,
   ): Promise<Record<string, unknown>>;
+  /** The Redis connection and key prefix the app uses. */
+  redis: Redis;
+  prefix: string;
+  /** Another api replica on the same database and Redis prefix, with `api.*` settings overridden. */
+  replica(settings: Partial<ApiSettings>): Express;
   stop(): Promise<void>;
 }
 
@@ -75,7 +87,8 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
         lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
         sweep: { intervalMs: 500, graceMs: 1000 },
       },
-      api: { maxPreferWaitSeconds: 5 },
+      // Tests poll quickly; the rate limit has its own test with a replica of small budget.
+      api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
     }),
   );
   const env = {
@@ -106,8 +119,17 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
   });
   const keys = {} as Record<PrincipalName, string>;
   const keyIds = {} as Record<PrincipalName, string>;
-  for (const [name, p] of Object.entries(PRINCIPALS) as [PrincipalName, { org: string; role: ApiRole }][]) {
-    const issued = await issueApiKey(apiKeys, { orgId: p.org, role: p.role, name });
+  for (const [name, p] of Object.entries(PRINCIPALS) as [
+    PrincipalName,
+    { org: string | null; role: ApiRole; subject?: string },
+  ][]) {
+    // Each principal is its own person unless it names another's subject.
+    const issued = await issueApiKey(apiKeys, {
+      orgId: p.org,
+      role: p.role,
+      name,
+      subject: p.subject ?? name,
+    });
     keys[name] = issued.key;
     keyIds[name] = issued.record.id;
   }
@@ -116,6 +138,7 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
     post: (url) => request(app).post(url).set("authorization", `Bearer ${keys[principal]}`),
     put: (url) => request(app).put(url).set("authorization", `Bearer ${keys[principal]}`),
   });
+  const replicas: (() => Promise<void>)[] = [];
   return {
     app,
     db,
@@ -123,6 +146,22 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
     keys,
     keyIds,
     as,
+    redis,
+    prefix,
+    replica(settings) {
+      const replica = createPlatformApi({
+        settings: { ...config.api, ...settings },
+        pool,
+        redis,
+        prefix,
+        registry,
+        logger,
+        readiness: {},
+        health: { draining: false },
+      });
+      replicas.push(replica.close);
+      return replica.app;
+    },
     async waitFor(id, predicate, what, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
       let last: Record<string, unknown> = {};
@@ -139,6 +178,7 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
       runner.kill("SIGTERM");
       await new Promise((r) => (runner.exitCode !== null ? r(null) : runner.once("exit", r)));
       await closeApi().catch(() => undefined);
+      for (const close of replicas) await close().catch(() => undefined);
       await deleteRedisPrefix(prefix, redis).catch(() => undefined);
       await Promise.allSettled([redis.quit(), pool.end()]);
       await db.drop();
