@@ -21,10 +21,15 @@ export const SQL = {
     RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at,
               cancel_requested_at`,
 
-  /** The whole journal of an execution, in one round trip (replay never reads position by position). */
-  loadJournal: `
+  /**
+   * The whole journal of an execution, read right after beginTurn in the same round trip; empty
+   * when the turn was not taken (the execution is terminal or missing).
+   */
+  loadJournalIfTaken: `
     SELECT position, kind, name, state, result, error, attempts, seq, cause
-    FROM journal_entries WHERE execution_id = $1 ORDER BY position`,
+    FROM journal_entries WHERE execution_id = $1
+      AND EXISTS (SELECT 1 FROM executions WHERE id = $1 AND status = 'running')
+    ORDER BY position`,
 
   /** The current fencing token: a runner that stalled compares it with its own before new work. */
   currentTurn: "SELECT turn FROM executions WHERE id = $1",

@@ -1,4 +1,4 @@
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient, QueryResult } from "pg";
 import type { FailureRecord } from "../engine/errors.js";
 import { TurnFencedError } from "../engine/errors.js";
 import type {
@@ -33,19 +33,17 @@ export class PgExecutionStore implements ExecutionStore {
   }
 
   async beginTurn(executionId: string): Promise<TurnStart | null> {
-    const { rows } = await this.pool.query({
-      name: "tenor_begin_turn",
-      text: SQL.beginTurn,
-      values: [executionId],
-    });
-    const row = rows[0];
+    // One round trip, two statements: the simple protocol runs them in one implicit transaction
+    // and, under READ COMMITTED, the journal read takes its snapshot after the increment's wait
+    // (see SQL.beginTurn). The simple protocol takes no parameters: the id is checked to be a UUID.
+    if (!UUID.test(executionId)) return null;
+    const results = (await this.pool.query(
+      `${SQL.beginTurn.replaceAll("$1", `'${executionId}'`)};
+       ${SQL.loadJournalIfTaken.replaceAll("$1", `'${executionId}'`)}`,
+    )) as unknown as [QueryResult, QueryResult];
+    const row = results[0].rows[0];
     if (!row) return null;
-    // A second statement, so its snapshot follows the turn increment's wait (see SQL.beginTurn).
-    const journal = await this.pool.query({
-      name: "tenor_load_journal",
-      text: SQL.loadJournal,
-      values: [executionId],
-    });
+    const journal = results[1];
     return {
       fence: { executionId, turn: row.turn },
       workflow: row.workflow,
@@ -242,6 +240,9 @@ export class PgExecutionStore implements ExecutionStore {
     return withTransaction(this.pool, work);
   }
 }
+
+/** A canonical UUID: the only shape an execution id has (executions.id is `uuid`). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface RawEntry {
   position: number;

@@ -223,7 +223,7 @@ describe("concurrent branches", () => {
     const { output, world, turns } = await runToCompletion(shape, {
       killAt: [],
       killOn: "0.0/1",
-      delays: { "0.0/0": 40 },
+      delays: { "0.0/0": 400 },
     });
     expect(turns).toBe(2);
     expect(output).toEqual({ "0.0/0": "0.0/0", "0.0/1": "0.0/1", "0.1/0": "0.1/0", "0.1/1": "0.1/1" });
