@@ -40,6 +40,7 @@ export class JournalCursor {
 
   noteProgress(): void {
     this.journaledThisTurn++;
+    this.stop.resolvedAfterClose();
   }
 
   /** Takes the next position and checks it against the journal. Must run synchronously at call time. */
@@ -93,6 +94,7 @@ export class JournalCursor {
       this.deps.store.resolveEntry(this.deps.fence, position, state, result, error),
     );
     this.journaledThisTurn++;
+    this.stop.resolvedAfterClose();
   }
 
   /**

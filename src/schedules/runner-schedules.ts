@@ -9,7 +9,7 @@ import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.j
 import type { RetentionPolicy } from "../retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../retention/schedule-run-retention.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
-import { sweepExecutions, wakeCancelRequested } from "../runtime/execution-sweep.js";
+import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
 import { rebuildRollups } from "./monitoring-rollups.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
@@ -47,8 +47,12 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
         const report = await sweepExecutions(sweep);
         const cancelWakes = await wakeCancelRequested(sweep);
-        const moved = report.reenqueued + cancelWakes;
-        return { outcome: moved > 0 ? "succeeded" : "empty", summary: { ...report, cancelWakes } };
+        const satisfiedWakes = await wakeSatisfiedWaits(sweep);
+        const moved = report.reenqueued + cancelWakes + satisfiedWakes;
+        return {
+          outcome: moved > 0 ? "succeeded" : "empty",
+          summary: { ...report, cancelWakes, satisfiedWakes },
+        };
       },
     },
     {
