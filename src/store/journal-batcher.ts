@@ -92,7 +92,7 @@ export class JournalBatcher {
 
   /** Journals the position as RESULT_NOT_STORABLE in place of the refused row, then rejects its caller. */
   private async refuseRow(item: PendingAppend, cause: DatabaseError): Promise<void> {
-    const { fence, entry } = item;
+    const { entry } = item;
     const refusal = new BusinessError(
       ENGINE_ERRORS.RESULT_NOT_STORABLE,
       `${entry.kind} "${entry.name}" at position ${entry.position} produced a value PostgreSQL cannot store ` +
