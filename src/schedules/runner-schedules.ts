@@ -4,6 +4,7 @@ import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { Logger } from "../observability/logger.js";
 import { executionRetentionPolicy } from "../retention/execution-retention.js";
+import { keyedCommandRetentionPolicy, replicaRetentionPolicy } from "../retention/housekeeping-retention.js";
 import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { RetentionPolicy } from "../retention/retention-policy.js";
@@ -82,6 +83,8 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         const policies: RetentionPolicy[] = [
           executionRetentionPolicy(pool),
           scheduleRunRetentionPolicy(pool),
+          keyedCommandRetentionPolicy(pool),
+          replicaRetentionPolicy(pool),
           ...deps.retainedQueues().map((queue) => completedJobRetentionPolicy(queue, deps.redis)),
         ];
         const report = await runRetentionPass({
