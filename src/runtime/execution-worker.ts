@@ -100,7 +100,7 @@ async function processExecutionJob(
       case "parked": {
         if (outcome.waitsForChild && outcome.wakeAt === null) {
           if (await job.moveToWaitingChildren(token)) {
-            await recheckParkedWait(options, executionId, outcome.signalNames, log);
+            await recheckParkedWait(options, executionId, outcome, log);
             throw new WaitingChildrenError();
           }
           // BullMQ sees no pending child: they finished, or Redis lost the link. Re-run to read PostgreSQL.
@@ -111,7 +111,7 @@ async function processExecutionJob(
         const until = Math.min(outcome.wakeAt ?? Number.POSITIVE_INFINITY, Date.now() + MAX_PARK_MS);
         if (until <= Date.now()) continue;
         await job.moveToDelayed(until, token);
-        await recheckParkedWait(options, executionId, outcome.signalNames, log);
+        await recheckParkedWait(options, executionId, outcome, log);
         throw new DelayedError();
       }
       case "suspended":
@@ -128,14 +128,17 @@ async function processExecutionJob(
  * Lost-wake-up guard: a wake-up committed while this turn ran found the job active and did not
  * move it. Now that the job is parked, PostgreSQL is read once more and the job rung if its wait
  * can be satisfied (docs/engine.md, "Wake-ups"). A wake-up committed after this read finds the
- * job parked and moves it itself.
+ * job parked and moves it itself. A park on timers alone has nothing to re-check and costs no
+ * query (a cancellation requested meanwhile is rung by the sweep: wakeCancelRequested).
  */
 async function recheckParkedWait(
   options: ExecutionWorkerOptions,
   executionId: string,
-  signalNames: string[],
+  park: { signalNames: string[]; waitsForChild: boolean },
   log: Logger,
 ): Promise<void> {
+  const { signalNames, waitsForChild } = park;
+  if (signalNames.length === 0 && !waitsForChild) return;
   try {
     const satisfiable = options.waits
       ? await options.waits.satisfiable(executionId)
