@@ -25,6 +25,11 @@ export const ENGINE_ERRORS = {
   RECOVERY_EXHAUSTED: "RECOVERY_EXHAUSTED",
   /** Workflow code threw something that is not a business error, outside any step. */
   WORKFLOW_CODE_ERROR: "WORKFLOW_CODE_ERROR",
+  /**
+   * PostgreSQL refused to store a journal row for a reason in the data itself (SQLSTATE classes
+   * 22, 23, 54: e.g. `\u0000` in text, a value too large): the position fails once, never retried.
+   */
+  RESULT_NOT_STORABLE: "RESULT_NOT_STORABLE",
   /** A child workflow failed; details carry the child's failure. */
   CHILD_FAILED: "CHILD_FAILED",
   /** This turn's fencing token is stale: another runner advanced the execution. */

@@ -51,6 +51,7 @@ export class JournalCursor {
 
   noteProgress(): void {
     this.journaledThisTurn++;
+    this.stop.resolvedAfterClose();
   }
 
   /**
@@ -196,6 +197,7 @@ export class JournalCursor {
     );
     this.fenceConfirmedAt = sent;
     this.journaledThisTurn++;
+    this.stop.resolvedAfterClose();
   }
 
   /**

@@ -141,7 +141,10 @@ export class TurnRunner {
     }
     await ctx.drain();
     const reason = ctx.stop.reason;
-    if (reason) return this.stopTurn(start, reason, ctx.madeProgress);
+    // A workflow that returned is finished: a branch that lost a race and parked (the timeout of
+    // a step that answered) is abandoned, as Temporal drops a completed workflow's pending timers.
+    const abandonedPark = result.ok && reason?.kind === "park";
+    if (reason && !abandonedPark) return this.stopTurn(start, reason, ctx.madeProgress);
     if (!result.ok) return this.failTurn(start, result.error);
     let output: unknown;
     try {
@@ -203,7 +206,7 @@ export class TurnRunner {
         await store.park(start.fence, reason.waits, reason.wakeAt === null ? null : new Date(reason.wakeAt));
         return {
           kind: "parked",
-          wakeAt: reason.wakeAt,
+          wakeAt: reason.rerun ? now : reason.wakeAt,
           waitsForChild: reason.child,
           signalNames: reason.signalNames,
         };

@@ -13,7 +13,15 @@ export class StopSignal extends Error {
 }
 
 export type StopReason =
-  | { kind: "park"; waits: WaitDescriptor[]; wakeAt: number | null; child: boolean; signalNames: string[] }
+  | {
+      kind: "park";
+      waits: WaitDescriptor[];
+      wakeAt: number | null;
+      child: boolean;
+      signalNames: string[];
+      /** A wait resolved after another branch parked: the body may not have seen it; run again now. */
+      rerun?: boolean;
+    }
   | { kind: "suspend"; wait: WaitDescriptor }
   | { kind: "hold"; error: NonDeterminismError }
   | { kind: "fenced" };
@@ -49,6 +57,15 @@ export class TurnStop {
     if (also.child) current.child = true;
     if (also.signalName) current.signalNames.push(also.signalName);
     this.reason = current;
+  }
+
+  /**
+   * A position was resolved (a signal consumed, a child or activity outcome recorded) after the
+   * turn had begun to stop. The branch that awaited it may never reach the body (a parked branch
+   * already settled a `Promise.race`), so a park asks for an immediate re-run, which replays it.
+   */
+  resolvedAfterClose(): void {
+    if (this.reason?.kind === "park") this.reason.rerun = true;
   }
 
   suspend(wait: WaitDescriptor): void {

@@ -3,18 +3,46 @@
  * like the journal. Arrays travel as text[] and are cast in SQL so `pg` never guesses types.
  */
 
+/** First key of the per-(entity, key) insert lock (pg_advisory_xact_lock(int, int)); shard locks use 746001–2. */
+const KEY_ORDER_LOCK_NAMESPACE = 746010;
+
 const RESULT_COLUMNS = "id, seq, entity, command, command_id, key, request_hash, status, reply, error";
 
 export const KEYED_SQL = {
-  /** Inserts new commands in array order (their seq follows it); existing command ids are skipped. */
+  /**
+   * Inserts new commands in array order (their seq follows it); existing command ids are skipped.
+   * First takes a transaction advisory lock per (entity, key), in a fixed order: inserts of one key
+   * commit one after the other, so per key the committed order is the seq order, and a sender that
+   * reads its key's queued rows after its own commit sees every lower seq (docs/keyed.md, "Order").
+   */
   insertCommands: `
+    WITH locked AS (
+      SELECT count(*) AS n FROM (
+        SELECT pg_advisory_xact_lock(${KEY_ORDER_LOCK_NAMESPACE}, hashtext(k.entity || '/' || k.key))
+        FROM (SELECT DISTINCT entity, key FROM unnest($2::text[], $5::text[]) AS u(entity, key)
+              ORDER BY entity, key) k
+      ) l
+    )
     INSERT INTO keyed_commands (id, entity, command, command_id, key, key_limit, request_hash, input)
     SELECT id, entity, command, command_id, key, key_limit, request_hash, input::jsonb
     FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[])
-      WITH ORDINALITY AS t(id, entity, command, command_id, key, key_limit, request_hash, input, ord)
+      WITH ORDINALITY AS t(id, entity, command, command_id, key, key_limit, request_hash, input, ord),
+      locked
     ORDER BY ord
     ON CONFLICT (entity, command_id) DO NOTHING
     RETURNING ${RESULT_COLUMNS}`,
+
+  /**
+   * Queued commands of the given keys below each key's seq bound: rows whose sender committed and
+   * died before enqueueing them. The next sender of the key enqueues them with its own, so they
+   * keep their place (Redis orders a lane by seq).
+   */
+  queuedBefore: `
+    SELECT k.id, k.seq::text AS seq, k.entity, k.key, k.key_limit FROM keyed_commands k
+    JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS u(entity, key, below)
+      ON k.entity = u.entity AND k.key = u.key AND k.seq < u.below
+    WHERE k.status = 'queued'
+    ORDER BY k.seq`,
 
   findByCommandIds: `
     SELECT ${RESULT_COLUMNS} FROM keyed_commands

@@ -206,6 +206,9 @@ export class EntityClient {
       }
     }
     for (const [send, row] of accepted) send.accept(row);
+    const own = new Set(items.map((item) => item.id));
+    const gaps = await this.gapsBefore(accepted.map(([, row]) => row));
+    items.unshift(...gaps.filter((gap) => !own.has(gap.id)));
     const enqueued = this.enqueueTail.then(() => (items.length > 0 ? this.lanes.enqueue(items) : null));
     this.enqueueTail = enqueued.catch(() => undefined);
     try {
@@ -219,6 +222,48 @@ export class EntityClient {
       this.options.logger.warn("could not enqueue keyed commands; the repair will", {
         error: (error as Error).message,
       });
+    }
+  }
+
+  /**
+   * Queued commands of the same keys, committed before these (lower seq) by a sender that died
+   * before enqueueing them: enqueued together, they keep their place ahead of these. A failed
+   * read is logged; the repair fills such a gap within its grace period (docs/keyed.md, "Order").
+   */
+  private async gapsBefore(rows: readonly CommandRow[]): Promise<LaneItem[]> {
+    const highest = new Map<string, { entity: string; key: string; seq: bigint }>();
+    for (const row of rows) {
+      if (row.status !== "queued") continue;
+      const lane = entityLane(row.entity, row.key);
+      const seq = BigInt(row.seq);
+      const current = highest.get(lane);
+      if (!current || seq > current.seq) highest.set(lane, { entity: row.entity, key: row.key, seq });
+    }
+    if (highest.size === 0) return [];
+    const bounds = [...highest.values()];
+    try {
+      const { rows: gaps } = await this.options.pool.query<{
+        id: string;
+        seq: string;
+        entity: string;
+        key: string;
+        key_limit: number;
+      }>(KEYED_SQL.queuedBefore, [
+        bounds.map((b) => b.entity),
+        bounds.map((b) => b.key),
+        bounds.map((b) => b.seq.toString()),
+      ]);
+      return gaps.map((r) => ({
+        id: r.id,
+        lane: entityLane(r.entity, r.key),
+        seq: r.seq,
+        limit: r.key_limit,
+      }));
+    } catch (error) {
+      this.options.logger.warn("could not read earlier commands of these keys; the repair will", {
+        error: (error as Error).message,
+      });
+      return [];
     }
   }
 

@@ -16,24 +16,54 @@ export interface ShardFence {
 type Queryable = Pick<PoolClient, "query">;
 
 /**
+ * How long a fenced transaction may sit idle (its client silent between statements) before the
+ * server ends its session, in ms. A fenced write is a few statements of database work; an owner
+ * that freezes inside one (SIGSTOP, a VM pause) must not hold its shard's epoch row FOR SHARE,
+ * and so block every takeover, for longer than this (docs/ownership.md, "A frozen owner").
+ */
+export const FENCED_IDLE_TIMEOUT_MS = 2_000;
+
+/**
  * Records a new acquisition of `shard` by `ownerId` and returns its epoch (previous + 1, or 1).
- * Runs on the owner's reserved connection right after `pg_try_advisory_lock` succeeded.
+ * Runs on the owner's reserved connection right after `pg_try_advisory_lock` succeeded, in a
+ * transaction of its own whose `lock_timeout` is `lockTimeoutMs`: the row may still be held FOR
+ * SHARE by a fenced write of the previous owner, and waiting for it must cost this one shard,
+ * not the deadline of the whole refresh.
+ *
+ * @throws TenorError `SHARD_EPOCH_BUSY` (retryable) when the row stayed locked for `lockTimeoutMs`.
  */
 export async function bumpOwnerEpoch(
   client: Queryable,
   domain: ShardDomain,
   shard: number,
   ownerId: string,
+  lockTimeoutMs: number,
 ): Promise<string> {
-  const { rows } = await client.query<{ epoch: string }>(
-    `INSERT INTO shard_owners (domain, shard, owner_id, epoch, acquired_at) VALUES ($1, $2, $3, 1, now())
-     ON CONFLICT (domain, shard) DO UPDATE
-       SET owner_id = excluded.owner_id, epoch = shard_owners.epoch + 1, acquired_at = now()
-     RETURNING epoch::text`,
-    [domain, shard, ownerId],
-  );
-  return rows[0]?.epoch as string;
+  await client.query("BEGIN");
+  try {
+    await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
+    const { rows } = await client.query<{ epoch: string }>(
+      `INSERT INTO shard_owners (domain, shard, owner_id, epoch, acquired_at) VALUES ($1, $2, $3, 1, now())
+       ON CONFLICT (domain, shard) DO UPDATE
+         SET owner_id = excluded.owner_id, epoch = shard_owners.epoch + 1, acquired_at = now()
+       RETURNING epoch::text`,
+      [domain, shard, ownerId],
+    );
+    await client.query("COMMIT");
+    return rows[0]?.epoch as string;
+  } catch (error) {
+    await client.query("ROLLBACK");
+    if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
+    throw new TenorError(
+      OWNERSHIP_ERRORS.SHARD_EPOCH_BUSY,
+      `shard ${domain}/${shard}: its epoch row stayed locked for ${lockTimeoutMs} ms (a fenced write of its previous owner)`,
+      { retryable: true, details: { domain, shard, lockTimeoutMs } },
+    );
+  }
 }
+
+/** SQLSTATE of a `lock_timeout` that fired. */
+const LOCK_NOT_AVAILABLE = "55P03";
 
 /**
  * Checks, inside the caller's transaction, that `fence` is still the shard's current epoch, and
@@ -60,7 +90,10 @@ export async function assertOwnerEpoch(client: Queryable, fence: ShardFence): Pr
 
 /**
  * Runs `write` in a transaction that first asserts the owner epoch: the form every shard-owned
- * write takes. Commits when `write` resolves, rolls back when it or the assertion throws.
+ * write takes. Commits when `write` resolves, rolls back when it or the assertion throws. The
+ * transaction cannot outlive a silent owner: the server ends it after FENCED_IDLE_TIMEOUT_MS idle
+ * (`idle_in_transaction_session_timeout`), and it waits for no lock longer than that
+ * (`lock_timeout`). `write` must therefore be database work only, never a call to the outside.
  */
 export async function withShardFence<T>(
   pool: Pool,
@@ -68,6 +101,11 @@ export async function withShardFence<T>(
   write: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
   return withTransaction(pool, async (client) => {
+    // Literal values, one round trip: the server ends this transaction's session if its client
+    // goes silent inside it, so a frozen owner cannot hold the epoch row past FENCED_IDLE_TIMEOUT_MS.
+    await client.query(
+      `SET LOCAL idle_in_transaction_session_timeout = ${FENCED_IDLE_TIMEOUT_MS}; SET LOCAL lock_timeout = ${FENCED_IDLE_TIMEOUT_MS}`,
+    );
     await assertOwnerEpoch(client, fence);
     return write(client);
   });

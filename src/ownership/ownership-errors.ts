@@ -4,6 +4,11 @@ export const OWNERSHIP_ERRORS = {
   SHARD_COUNT_MISMATCH: "SHARD_COUNT_MISMATCH",
   /** A shard-owned write carried an owner epoch that is no longer current: the shard moved. */
   SHARD_EPOCH_STALE: "SHARD_EPOCH_STALE",
+  /**
+   * A new owner's epoch bump found the shard's epoch row still locked by a fenced write of the
+   * previous owner; that one shard is left for the next refresh.
+   */
+  SHARD_EPOCH_BUSY: "SHARD_EPOCH_BUSY",
   /** A lock operation on the reserved connection did not finish within its deadline. */
   SHARD_LOCK_DEADLINE: "SHARD_LOCK_DEADLINE",
 } as const;

@@ -279,15 +279,40 @@ export class ShardOwner {
         ]),
       );
       if (!lock[0]?.ok) continue;
-      const epoch = await this.op(
-        "epoch",
-        bumpOwnerEpoch(session.client, this.options.domain, shard, this.replicaId),
-      );
+      const epoch = await this.bumpEpoch(session, shard);
+      if (epoch === null) continue;
       await this.startOne(shard, epoch);
       acquired.push(shard);
     }
     if (acquired.length > 0)
       this.logger.info("acquired shards", { shards: acquired, owned: this.held.size, target, live });
+  }
+
+  /**
+   * The new epoch of a freshly locked shard, or null when its epoch row is still held by a fenced
+   * write of the previous owner (frozen inside it): the shard is unlocked again and left for the
+   * next refresh, and the shards this replica owns are not touched. The row wait is bounded by
+   * half the deadline, so it can never overrun the refresh and release everything.
+   */
+  private async bumpEpoch(session: ReservedConnection, shard: number): Promise<string | null> {
+    const lockTimeoutMs = Math.max(1, Math.floor(this.timings.lockDeadlineMs / 2));
+    try {
+      return await this.op(
+        "epoch",
+        bumpOwnerEpoch(session.client, this.options.domain, shard, this.replicaId, lockTimeoutMs),
+      );
+    } catch (error) {
+      if (!(error instanceof TenorError) || error.code !== OWNERSHIP_ERRORS.SHARD_EPOCH_BUSY) throw error;
+      await this.op(
+        "unlock",
+        session.client.query("SELECT pg_advisory_unlock($1, $2)", [this.namespace, shard]),
+      );
+      this.logger.info("shard left for the next refresh: its previous owner's fenced write holds it", {
+        shard,
+        lockTimeoutMs,
+      });
+      return null;
+    }
   }
 
   private async startOne(shard: number, epoch: string): Promise<void> {

@@ -2,10 +2,32 @@ import type { Pool } from "pg";
 import { pgRetentionPolicy, type RetentionPolicy } from "./retention-policy.js";
 
 /**
- * Terminal executions (`completed`, `failed`) whose `completed_at` is older than the cutoff, with
- * their journal and signals (counted) and any other cascading child rows. An execution with a
- * child that is still running is kept, so the child can still report to it. Rows another
- * transaction holds are skipped, not waited on (`FOR UPDATE SKIP LOCKED`); the next pass gets them.
+ * An execution is past retention when it is terminal (`completed`, `failed`) with `completed_at`
+ * older than the cutoff `$1`, no child of it is unfinished (the child can still report to it), and
+ * every ancestor is past retention too: a parent that is unfinished (held, suspended, waiting) may
+ * replay and would re-create and re-run a deleted child, so its whole line is kept. A line past
+ * retention goes together (a parent and its children may leave in different batches: a child
+ * whose parent is already gone has no ancestor left to protect).
+ */
+const PAST_RETENTION = `
+  e.status IN ('completed', 'failed') AND e.completed_at < $1
+  AND NOT EXISTS (SELECT 1 FROM executions c
+                   WHERE c.parent_id = e.id AND c.status NOT IN ('completed', 'failed'))
+  AND NOT EXISTS (
+    WITH RECURSIVE ancestors(id, parent_id, status, completed_at) AS (
+      SELECT p.id, p.parent_id, p.status, p.completed_at FROM executions p WHERE p.id = e.parent_id
+      UNION ALL
+      SELECT p.id, p.parent_id, p.status, p.completed_at
+        FROM executions p JOIN ancestors a ON p.id = a.parent_id
+    )
+    SELECT 1 FROM ancestors a
+     WHERE a.status NOT IN ('completed', 'failed') OR a.completed_at IS NULL OR a.completed_at >= $1
+  )`;
+
+/**
+ * Executions past retention (see PAST_RETENTION) with their journal and signals (counted) and any
+ * other cascading child rows. Rows another transaction holds are skipped, not waited on
+ * (`FOR UPDATE SKIP LOCKED`); the next pass gets them.
  */
 export function executionRetentionPolicy(pool: Pool): RetentionPolicy {
   return pgRetentionPolicy(pool, {
@@ -14,9 +36,7 @@ export function executionRetentionPolicy(pool: Pool): RetentionPolicy {
       const { rows } = await client.query<{ executions: number; journal: number; signals: number }>(
         `WITH doomed AS (
            SELECT e.id FROM executions e
-            WHERE e.status IN ('completed', 'failed') AND e.completed_at < $1
-              AND NOT EXISTS (SELECT 1 FROM executions c
-                               WHERE c.parent_id = e.id AND c.status NOT IN ('completed', 'failed'))
+            WHERE ${PAST_RETENTION}
             ORDER BY e.completed_at
             LIMIT $2
             FOR UPDATE SKIP LOCKED
@@ -37,8 +57,7 @@ export function executionRetentionPolicy(pool: Pool): RetentionPolicy {
     },
     async remaining(db, cutoff) {
       const { rows } = await db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM executions
-          WHERE status IN ('completed', 'failed') AND completed_at < $1`,
+        `SELECT count(*)::int AS n FROM executions e WHERE ${PAST_RETENTION}`,
         [cutoff],
       );
       return rows[0]?.n ?? 0;

@@ -17,6 +17,12 @@ export interface ActivityWorkerOptions {
   logger: Logger;
   lockDurationMs: number;
   stalledIntervalMs: number;
+  /**
+   * Rings the parent execution once the position has its outcome. Its job may sit in delayed (a
+   * deadline raced the activity), where BullMQ's parent release never reaches it. A failed ring is
+   * logged; the sweep repairs it within one sweep interval (docs/engine.md, "Wake-ups").
+   */
+  wake?: (executionId: string) => Promise<void>;
 }
 
 /**
@@ -29,7 +35,7 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
   return options.registry.queues().map(({ options: queue }) => {
     const worker = new Worker<ActivityJobData>(
       activityQueueName(queue.name),
-      (job) => runActivityJob(job, options),
+      (job) => runAndRing(job, options),
       {
         connection: options.connection,
         prefix: options.prefix,
@@ -44,8 +50,29 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
     worker.on("error", (error) =>
       options.logger.warn("activity worker error", { queue: queue.name, error: error.message }),
     );
+    worker.on("failed", (job) => {
+      if (job) void ringParent(job.data.executionId, options);
+    });
     return worker;
   });
+}
+
+/**
+ * Rings the parent after a run that found the position resolved: now, or by an earlier run that
+ * died before ringing. A job that fails rings from the worker's `failed` event, once BullMQ has
+ * recorded the failure the parent's next turn reads.
+ */
+async function runAndRing(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
+  await runActivityJob(job, options);
+  await ringParent(job.data.executionId, options);
+}
+
+async function ringParent(executionId: string, options: ActivityWorkerOptions): Promise<void> {
+  await options
+    .wake?.(executionId)
+    .catch((error: Error) =>
+      options.logger.warn("could not wake the parent of an activity", { executionId, error: error.message }),
+    );
 }
 
 async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {

@@ -24,6 +24,20 @@ const BASE_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
+ * KEYS: waiting-children, wait, meta, active, marker, events; ARGV: job id. Mirrors BullMQ 6's
+ * moveParentToWait for a job without priority or delay (ours have neither once parked).
+ */
+const RELEASE_WAITING_CHILDREN = `
+if redis.call("ZREM", KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call("RPUSH", KEYS[2], ARGV[1])
+local meta = redis.call("HMGET", KEYS[3], "paused", "concurrency")
+local maxed = meta[2] and redis.call("LLEN", KEYS[4]) >= tonumber(meta[2])
+if not meta[1] and not maxed then redis.call("ZADD", KEYS[5], 0, "0") end
+redis.call("XADD", KEYS[6], "*", "event", "waiting", "jobId", ARGV[1], "prev", "waiting-children")
+return 1
+`;
+
+/**
  * The producer side of the executions queue: start, wake and child dispatch. A wake is a doorbell
  * only; a lost one is repaired by the sweep, never by trusting Redis (DESIGN §2.4).
  */
@@ -119,21 +133,42 @@ export class ExecutionQueue implements ChildDispatcher {
   }
 
   /**
-   * Moves a parked execution to run now. A job that is active, waiting or waiting for children
-   * is left alone; a missing one is added again.
+   * Moves a parked execution to run now, wherever BullMQ holds its job: a delayed job (parked on a
+   * timer, or on a child/activity and a deadline) is promoted, a job in waiting-children is moved
+   * to wait, a missing one is added again. An active or waiting job is left alone: the turn that
+   * parks it looks at PostgreSQL once more after parking (docs/engine.md, "Wake-ups").
    */
   async wake(executionId: string, workflow = "wake"): Promise<void> {
-    const job = await this.queue.getJob(executionJobId(executionId));
+    const jobId = executionJobId(executionId);
+    const job = await this.queue.getJob(jobId);
     if (!job) {
       await this.enqueue(executionId, workflow);
       return;
     }
     const state = await job.getState();
+    if (state === "waiting-children") {
+      await this.releaseFromWaitingChildren(jobId);
+      return;
+    }
     if (state !== "delayed") return;
     await job.promote().catch((error: Error) => {
       // Raced with the timer or another wake: the job already moved, which is what we wanted.
       this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
     });
+  }
+
+  /**
+   * BullMQ has no API to release a parent before its children finish; this is its own release
+   * (moveParentToWait) for one job, atomic in one script: a no-op when the job already left
+   * waiting-children. Its pending children stay linked, so a later park waits for them again.
+   */
+  private async releaseFromWaitingChildren(jobId: string): Promise<boolean> {
+    const base = this.queue.qualifiedName;
+    const keys = ["waiting-children", "wait", "meta", "active", "marker", "events"].map(
+      (k) => `${base}:${k}`,
+    );
+    const moved = await this.connection.eval(RELEASE_WAITING_CHILDREN, keys.length, ...keys, jobId);
+    return moved === 1;
   }
 
   async close(): Promise<void> {

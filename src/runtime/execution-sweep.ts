@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { ExecutionQueue } from "./execution-queue.js";
 import { executionJobId } from "./queue-names.js";
 
@@ -102,4 +103,26 @@ export async function wakeCancelRequested(options: SweepOptions): Promise<number
   );
   for (const row of rows) await options.queue.wake(row.id, row.workflow);
   return rows.length;
+}
+
+/**
+ * Rings the doorbell of every waiting execution whose wait PostgreSQL says can be satisfied now
+ * (see PgWaitProbe): the repair of a wake-up lost between commit and ring (a sender killed, Redis
+ * erroring). No grace period: a wake is idempotent and a job that is active or waiting is left
+ * alone, so a lost wake-up is repaired within one sweep interval (docs/engine.md, "Wake-ups").
+ */
+export async function wakeSatisfiedWaits(options: SweepOptions): Promise<number> {
+  const probe = new PgWaitProbe(options.pool);
+  const batchSize = options.batchSize ?? 500;
+  let woken = 0;
+  let after = "00000000-0000-0000-0000-000000000000";
+  for (;;) {
+    const rows = await probe.satisfiedWaits(after, batchSize);
+    for (const row of rows) await options.queue.wake(row.id, row.workflow);
+    woken += rows.length;
+    if (rows.length < batchSize) break;
+    after = rows[rows.length - 1]?.id as string;
+  }
+  if (woken > 0) options.logger.info("sweep rang executions whose wait can be satisfied", { woken });
+  return woken;
 }

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { ExecutionStore } from "../engine/execution-store.js";
 import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
 import { JobLease } from "./job-lease.js";
 import { QUEUE_NAMES } from "./queue-names.js";
@@ -24,6 +25,11 @@ export interface ExecutionWorkerOptions {
    * workflow name when the job was added by name. A failure is logged; the keyed repair retries.
    */
   onTerminal?: (executionId: string, jobName: string) => Promise<void>;
+  /**
+   * Reads whether a just-parked wait can already be satisfied: a wake-up committed while the turn
+   * ran found the job active and was lost. Unset: only signal waits are re-checked.
+   */
+  waits?: Pick<PgWaitProbe, "satisfiable">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -142,9 +148,13 @@ async function processExecutionJob(
       throw new DelayedError();
     }
     switch (outcome.kind) {
-      case "gone":
+      case "gone": {
         await notifyTerminal(options, executionId, job.name, log);
+        // The run that finished it may have died before ringing its parent: ring it here.
+        const parentId = (await options.store.getSummary(executionId))?.parentId;
+        if (parentId) await wakeParent(options, parentId, log);
         return;
+      }
       case "completed":
       case "failed":
         await notifyTerminal(options, executionId, job.name, log);
@@ -161,7 +171,10 @@ async function processExecutionJob(
         throw new DelayedError();
       case "parked": {
         if (outcome.waitsForChild && outcome.wakeAt === null) {
-          if (await job.moveToWaitingChildren(token)) throw new WaitingChildrenError();
+          if (await job.moveToWaitingChildren(token)) {
+            await recheckParkedWait(options, executionId, outcome, log);
+            throw new WaitingChildrenError();
+          }
           // BullMQ sees no pending child: they finished, or Redis lost the link. Re-run to read PostgreSQL.
           if (round < MAX_ROUNDS - 1) continue;
           await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
@@ -170,14 +183,7 @@ async function processExecutionJob(
         const until = Math.min(outcome.wakeAt ?? Number.POSITIVE_INFINITY, Date.now() + MAX_PARK_MS);
         if (until <= Date.now()) continue;
         await job.moveToDelayed(until, token);
-        // Lost-wake-up guard: a signal committed while this turn ran found the job active and
-        // did not promote it. Now that the job is delayed, look once more (DESIGN §2.4).
-        if (
-          outcome.signalNames.length > 0 &&
-          (await options.store.hasUnconsumedSignal(executionId, outcome.signalNames))
-        ) {
-          await job.promote().catch(() => undefined);
-        }
+        await recheckParkedWait(options, executionId, outcome, log);
         throw new DelayedError();
       }
       case "suspended":
@@ -188,6 +194,32 @@ async function processExecutionJob(
   }
   await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
   throw new DelayedError();
+}
+
+/**
+ * Lost-wake-up guard: a wake-up committed while this turn ran found the job active and did not
+ * move it. Now that the job is parked, PostgreSQL is read once more and the job rung if its wait
+ * can be satisfied (docs/engine.md, "Wake-ups"). A wake-up committed after this read finds the
+ * job parked and moves it itself. A park on timers alone has nothing to re-check and costs no
+ * query (a cancellation requested meanwhile is rung by the sweep: wakeCancelRequested).
+ */
+async function recheckParkedWait(
+  options: ExecutionWorkerOptions,
+  executionId: string,
+  park: { signalNames: string[]; waitsForChild: boolean },
+  log: Logger,
+): Promise<void> {
+  const { signalNames, waitsForChild } = park;
+  if (signalNames.length === 0 && !waitsForChild) return;
+  try {
+    const satisfiable = options.waits
+      ? await options.waits.satisfiable(executionId)
+      : signalNames.length > 0 && (await options.store.hasUnconsumedSignal(executionId, signalNames));
+    if (satisfiable) await options.queue.wake(executionId);
+  } catch (error) {
+    // The sweep repairs it within one interval.
+    log.warn("could not re-check a parked wait", { error: (error as Error).message });
+  }
 }
 
 async function wakeParent(options: ExecutionWorkerOptions, parentId: string, log: Logger): Promise<void> {

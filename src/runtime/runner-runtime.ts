@@ -14,6 +14,7 @@ import { runnerSchedules } from "../schedules/runner-schedules.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
+import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { startActivityWorkers } from "./activity-worker.js";
 import { ExecutionQueue } from "./execution-queue.js";
 import { startExecutionWorker } from "./execution-worker.js";
@@ -88,6 +89,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     onTerminal: keyedTerminalHook(options.registry, keyed),
+    waits: new PgWaitProbe(options.pool),
   });
   const activityWorkers = startActivityWorkers({
     connection: options.workerRedis,
@@ -97,6 +99,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     logger: logger.child({ component: "runner" }),
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+    wake: (executionId) => queue.wake(executionId),
   });
   const schedules = await startScheduleService({
     definitions: runnerSchedules({

@@ -4,12 +4,13 @@ import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { Logger } from "../observability/logger.js";
 import { executionRetentionPolicy } from "../retention/execution-retention.js";
+import { keyedCommandRetentionPolicy, replicaRetentionPolicy } from "../retention/housekeeping-retention.js";
 import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { RetentionPolicy } from "../retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../retention/schedule-run-retention.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
-import { sweepExecutions, wakeCancelRequested } from "../runtime/execution-sweep.js";
+import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
 import { rebuildRollups } from "./monitoring-rollups.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
@@ -47,8 +48,12 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
         const report = await sweepExecutions(sweep);
         const cancelWakes = await wakeCancelRequested(sweep);
-        const moved = report.reenqueued + cancelWakes;
-        return { outcome: moved > 0 ? "succeeded" : "empty", summary: { ...report, cancelWakes } };
+        const satisfiedWakes = await wakeSatisfiedWaits(sweep);
+        const moved = report.reenqueued + cancelWakes + satisfiedWakes;
+        return {
+          outcome: moved > 0 ? "succeeded" : "empty",
+          summary: { ...report, cancelWakes, satisfiedWakes },
+        };
       },
     },
     {
@@ -78,6 +83,8 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         const policies: RetentionPolicy[] = [
           executionRetentionPolicy(pool),
           scheduleRunRetentionPolicy(pool),
+          keyedCommandRetentionPolicy(pool),
+          replicaRetentionPolicy(pool),
           ...deps.retainedQueues().map((queue) => completedJobRetentionPolicy(queue, deps.redis)),
         ];
         const report = await runRetentionPass({

@@ -56,7 +56,13 @@ export async function startScheduleService(options: ScheduleServiceOptions): Pro
       removeUnknown,
     });
   await upsert(true);
-  const tickDeps = { pool: options.pool, logger: log, runnerId: options.runnerId };
+  // The lease is the BullMQ lock: a tick re-delivered after its runner died finds it expired.
+  const tickDeps = {
+    pool: options.pool,
+    logger: log,
+    runnerId: options.runnerId,
+    leaseMs: options.lockDurationMs,
+  };
   const worker = new Worker<ScheduleJobData>(
     QUEUE_NAMES.schedules,
     async (job) => {

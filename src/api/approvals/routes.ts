@@ -8,6 +8,7 @@ import { API_ERRORS } from "../api-error-codes.js";
 import { audited } from "../audit/audit-trail.js";
 import { guard, principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
+import { ringAgain } from "../executions/ring-again.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
 import { apiError } from "../problem.js";
 import { ApprovalParams, VoteBodySchema } from "./schemas.js";
@@ -52,7 +53,11 @@ function castVote(deps: ApiDeps) {
       paramsHash: body.paramsHash,
       reason: body.reason ?? null,
     });
-    if (outcome.kind !== "recorded") throw refusal(outcome, id, name);
+    if (outcome.kind !== "recorded") {
+      // A vote already cast (or a decision already made) may have lost its ring: ring again.
+      if (outcome.kind === "duplicate" || outcome.kind === "decided") await ringAgain(deps, record);
+      throw refusal(outcome, id, name);
+    }
     if (outcome.decision) await deps.transport.wake(record.id, outcome.workflow);
     res.status(202).json({
       executionId: record.id,

@@ -10,6 +10,7 @@ import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { apiError, type FieldError } from "../problem.js";
 import { notFound, requireExecution } from "./read-routes.js";
+import { ringAgain } from "./ring-again.js";
 import { IdempotencyKeySchema, SignalParams } from "./schemas.js";
 
 /**
@@ -54,6 +55,7 @@ export function deliverSignal(deps: ApiDeps) {
     }
     // A replay answers as the original did, even after the execution finished; a reuse is refused.
     if (idempotencyKey !== undefined && (await isReplay(deps, record.id, idempotencyKey, name, payload))) {
+      await ringAgain(deps, record);
       res.status(202).json({ executionId: record.id, signal: name, duplicate: true });
       return;
     }

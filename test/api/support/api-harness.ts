@@ -75,7 +75,11 @@ export interface ApiHarness {
   stop(): Promise<void>;
 }
 
-export async function startApiHarness(file: string): Promise<ApiHarness> {
+/** `sweepIntervalMs`: how often the runner's sweep repairs lost wake-ups (default 500 ms). */
+export async function startApiHarness(
+  file: string,
+  options: { sweepIntervalMs?: number } = {},
+): Promise<ApiHarness> {
   const db = await createTestDatabase();
   const prefix = testRedisPrefix(file);
   const dir = mkdtempSync(path.join(tmpdir(), "tenor-api-"));
@@ -85,7 +89,7 @@ export async function startApiHarness(file: string): Promise<ApiHarness> {
     JSON.stringify({
       durable: {
         lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
-        sweep: { intervalMs: 500, graceMs: 1000 },
+        sweep: { intervalMs: options.sweepIntervalMs ?? 500, graceMs: 1000 },
       },
       // Tests poll quickly; the rate limit has its own test with a replica of small budget.
       api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
