@@ -72,6 +72,22 @@ export const configSchema = z
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
       }),
+    /** The role's PostgreSQL pool (src/store/pg-pool.ts). */
+    database: z
+      .object({
+        /**
+         * Most pool connections one process opens (TENOR_DATABASE_POOL_MAX). The Helm chart's
+         * capacity gate prices replicas × this (plus reserved sessions) against max_connections.
+         */
+        poolMax: z.coerce
+          .number()
+          .int("must be an integer")
+          .min(1, "1 ≤ v ≤ 1000")
+          .max(1_000, "1 ≤ v ≤ 1000")
+          .default(20),
+      })
+      .strict()
+      .default({ poolMax: 20 }),
     runner: z
       .object({ healthPort: port(3001) })
       .strict()

@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/index.js";
+
+/** Configuration keys of the operations surface: pool size, HTTP timeouts, admission, startup. */
+
+const base = {
+  DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tenor",
+  REDIS_URL: "redis://127.0.0.1:6379",
+};
+
+function issuesOf(env: Record<string, string>, yaml = ""): string[] {
+  try {
+    loadConfig({ env: { ...base, TENOR_CONFIG: "/etc/tenor.yaml", ...env }, readFile: () => yaml });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues.map((i) => `${i.key} = ${String(i.value)}: ${i.rule}`);
+  }
+  return [];
+}
+
+describe("database.poolMax", () => {
+  it("defaults to 20 and is set by TENOR_DATABASE_POOL_MAX", () => {
+    expect(loadConfig({ env: base }).database.poolMax).toBe(20);
+    expect(loadConfig({ env: { ...base, TENOR_DATABASE_POOL_MAX: "7" } }).database.poolMax).toBe(7);
+  });
+
+  it("refuses zero, naming the key, the variable, the value and the rule", () => {
+    expect(issuesOf({ TENOR_DATABASE_POOL_MAX: "0" })).toEqual([
+      "database.poolMax (TENOR_DATABASE_POOL_MAX) = 0: 1 ≤ v ≤ 1000",
+    ]);
+  });
+});
