@@ -4,6 +4,7 @@ import type { ExecutionClient, ExecutionTransport } from "../engine/execution-cl
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
@@ -33,4 +34,6 @@ export interface ApiDeps {
   /** Readiness checks of /readyz. */
   readiness: HealthServerOptions["checks"];
   health: HealthState;
+  /** Request and start counters, served at /metrics; absent in tests that do not scrape. */
+  metrics?: TenorMetrics;
 }

@@ -4,6 +4,7 @@ import type { Pool } from "pg";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
@@ -21,6 +22,7 @@ export interface PlatformApiOptions {
   logger: Logger;
   readiness: Readonly<Record<string, ReadinessCheck>>;
   health: HealthState;
+  metrics?: TenorMetrics;
 }
 
 /**
@@ -54,6 +56,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     logger: options.logger,
     readiness: options.readiness,
     health: options.health,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   return { app, keys, close: () => execution.close() };
 }

@@ -21,6 +21,7 @@ export async function runStep<T>(
   const { position, entry } = cursor.claim("step", name);
   if (entry) return replayOutcome(entry, options);
   const policy = resolveRetryPolicy(options.retry);
+  const began = performance.now();
   for (let attempt = 1; ; attempt++) {
     let value: T;
     try {
@@ -54,7 +55,13 @@ export async function runStep<T>(
       continue;
     }
     const encoded = encodeStepResult(name, value, options.schema);
-    await cursor.deps.hooks.beforeCheckpoint?.({ executionId: cursor.executionId, step: name, position });
+    const durationMs = performance.now() - began;
+    await cursor.deps.hooks.beforeCheckpoint?.({
+      executionId: cursor.executionId,
+      step: name,
+      position,
+      durationMs,
+    });
     await cursor.append({
       position,
       kind: "step",

@@ -53,11 +53,20 @@ export class TurnRunner {
   async run(executionId: string): Promise<TurnOutcome> {
     const start = await this.deps.store.beginTurn(executionId);
     if (!start) return { kind: "gone" };
+    const began = performance.now();
+    const { workflow } = start;
+    this.deps.hooks?.turnStarted?.({ executionId, workflow });
+    let outcome: TurnOutcome | undefined;
     try {
-      return await this.advance(start);
+      outcome = await this.advance(start);
+      return outcome;
     } catch (error) {
-      if (error instanceof TurnFencedError) return { kind: "fenced" };
-      throw error;
+      if (!(error instanceof TurnFencedError)) throw error;
+      outcome = { kind: "fenced" };
+      return outcome;
+    } finally {
+      const durationMs = performance.now() - began;
+      this.deps.hooks?.turnEnded?.({ executionId, workflow, outcome: outcome?.kind ?? "error", durationMs });
     }
   }
 

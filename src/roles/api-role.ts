@@ -20,6 +20,7 @@ export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
     logger: ctx.logger,
     readiness: ctx.readiness,
     health: ctx.health,
+    metrics: ctx.metrics,
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

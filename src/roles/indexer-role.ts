@@ -13,11 +13,13 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
     deps: ctx.deps,
     domain: "indexer",
     logger: ctx.logger,
+    onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "indexer" }, owned.length),
   });
   const { server } = await startHealthServer({
     port: ctx.config.indexer.healthPort,
     checks: ctx.readiness,
     state: ctx.health,
+    metrics: ctx.metrics.registry,
   });
   ctx.logger.info("indexer started", { healthPort: ctx.config.indexer.healthPort, chains: [] });
   return {

@@ -5,6 +5,7 @@ import type { TenorConfig } from "../config/schema.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
+import { createMetrics } from "../observability/metrics.js";
 import { assertShardCount } from "../ownership/shard-count-guard.js";
 import { startApiRole } from "./api-role.js";
 import { connectDependencies } from "./dependencies.js";
@@ -65,6 +66,7 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
       deps,
       health,
       readiness,
+      metrics: createMetrics(role),
     });
   } catch (error) {
     const failure = toTenorError(error);

@@ -28,17 +28,20 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     producerRedis: ctx.deps.redis,
     entities,
     activities,
+    metrics: ctx.metrics,
   });
   const shards = await startRoleShardOwner({
     config: ctx.config,
     deps: ctx.deps,
     domain: "runner",
     logger: ctx.logger,
+    onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "runner" }, owned.length),
   });
   const { server } = await startHealthServer({
     port: ctx.config.runner.healthPort,
     checks: ctx.readiness,
     state: ctx.health,
+    metrics: ctx.metrics.registry,
   });
   ctx.logger.info("runner started", {
     workflows: registry.names(),

@@ -13,7 +13,7 @@ import { eventually } from "../support/role-process.js";
  * The compiled image's contract, run once: `npm run start:migrate` migrates an empty database and
  * `npm start` runs each role, from a directory holding only dist/, prisma/, package.json and
  * node_modules (no source tree, nothing through tsx). Each role becomes ready, the image's
- * HEALTHCHECK command agrees, and every role stops cleanly on SIGTERM.
+ * HEALTHCHECK command agrees, each serves /metrics, and every role stops cleanly on SIGTERM.
  */
 
 const prefix = testRedisPrefix(import.meta.url);
@@ -84,7 +84,9 @@ describe("compiled image", () => {
           60_000,
         );
       }
-      for (const { role } of roles) {
+      for (const { role, port } of roles) {
+        const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+        expect(await metrics.text()).toContain(`tenor_process_cpu_seconds_total{role="${role}"}`);
         const check = runHealthcheck({ ...env, DAPI_ROLE: role });
         expect(await check.exited, check.output()).toBe(0);
       }
