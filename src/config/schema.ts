@@ -98,11 +98,43 @@ export const configSchema = z
       .default({ healthPort: 3002 }),
     shutdown: z
       .object({
-        /** Bounded drain after SIGTERM, in milliseconds. */
+        /** Bounded drain after SIGTERM, in milliseconds; past it the process exits 1. */
         graceMs: positiveInt(10_000, 100),
+        /**
+         * After SIGTERM, /readyz answers 503 for this long, in milliseconds, before the role stops
+         * taking work, so a load balancer without a preStop hook stops routing first. Part of
+         * graceMs. Default 0 (Kubernetes: the chart's preStop sleep does this).
+         */
+        readinessDelayMs: positiveInt(0, 0),
       })
       .strict()
-      .default({ graceMs: 10_000 }),
+      .superRefine((v, ctx) => {
+        if (v.readinessDelayMs >= v.graceMs)
+          ctx.addIssue({
+            code: "custom",
+            path: ["readinessDelayMs"],
+            input: v.readinessDelayMs,
+            message: `must be < shutdown.graceMs (${v.graceMs})`,
+          });
+      })
+      .default({ graceMs: 10_000, readinessDelayMs: 0 }),
+    /**
+     * Startup relaunch (README, "Roles"): a role whose dependencies fail
+     * before it is up retries in process with exponential backoff for `relaunchBudgetMs`, logging
+     * each failure, then exits 1. Errors that retrying cannot fix (configuration, registration,
+     * shard count) exit at once.
+     */
+    startup: z
+      .object({
+        /** Time window of retries from the first attempt, in milliseconds; 0 disables retrying. */
+        relaunchBudgetMs: positiveInt(60_000, 0),
+        /** First backoff delay, in milliseconds; doubles per attempt up to `maxDelayMs`. */
+        initialDelayMs: positiveInt(500, 10),
+        /** Largest backoff delay, in milliseconds. */
+        maxDelayMs: positiveInt(10_000, 10),
+      })
+      .strict()
+      .default({ relaunchBudgetMs: 60_000, initialDelayMs: 500, maxDelayMs: 10_000 }),
     durable: z
       .object({
         /**

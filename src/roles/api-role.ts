@@ -25,6 +25,10 @@ export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(ctx.config.api.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+  }).catch(async (error: unknown) => {
+    // Startup may relaunch in process: release the queue before the next attempt.
+    await api.close();
+    throw error;
   });
   ctx.logger.info("api started", { port: ctx.config.api.port, workflows: registry.names() });
   return {

@@ -30,3 +30,20 @@ describe("database.poolMax", () => {
     ]);
   });
 });
+
+describe("shutdown and startup", () => {
+  it("defaults to no readiness delay and a 60 s relaunch budget", () => {
+    const config = loadConfig({ env: base });
+    expect(config.shutdown).toEqual({ graceMs: 10_000, readinessDelayMs: 0 });
+    expect(config.startup).toEqual({ relaunchBudgetMs: 60_000, initialDelayMs: 500, maxDelayMs: 10_000 });
+    expect(
+      loadConfig({ env: { ...base, TENOR_STARTUP_RELAUNCH_BUDGET_MS: "0" } }).startup.relaunchBudgetMs,
+    ).toBe(0);
+  });
+
+  it("refuses a readiness delay that would eat the whole grace period", () => {
+    expect(issuesOf({}, "shutdown: { graceMs: 1000, readinessDelayMs: 1000 }\n")).toEqual([
+      "shutdown.readinessDelayMs = 1000: must be < shutdown.graceMs (1000)",
+    ]);
+  });
+});
