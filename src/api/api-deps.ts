@@ -8,6 +8,7 @@ import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { AdmissionSettings } from "./admission.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
 export interface ApiSettings {
@@ -15,6 +16,8 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   idempotencyTtlSeconds: number;
   noMutationThresholdSeconds: number;
+  /** Admission control (src/api/admission.ts); none when unset. */
+  admission?: AdmissionSettings;
 }
 
 /** Everything the API modules need; built once by the api role (or a test). */
@@ -36,4 +39,6 @@ export interface ApiDeps {
   health: HealthState;
   /** Request and start counters, served at /metrics; absent in tests that do not scrape. */
   metrics?: TenorMetrics;
+  /** Event-loop lag now, in milliseconds; admission control reads it. */
+  eventLoopLagMs?: () => number;
 }

@@ -2,6 +2,7 @@ import express, { type Express } from "express";
 import helmet from "helmet";
 import { handleHealthRequest } from "../observability/health-server.js";
 import { bullBoardRouter } from "./admin/bull-board.js";
+import { admissionControl } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
 import { executionsRouter } from "./executions/router.js";
@@ -34,6 +35,17 @@ export function createApiApp(deps: ApiDeps): Express {
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(document);
   });
+  // Past health and metrics, before any work: refuse at once when saturated.
+  if (deps.settings.admission) {
+    app.use(
+      admissionControl({
+        settings: deps.settings.admission,
+        pool: deps.pool,
+        lagMs: deps.eventLoopLagMs ?? (() => 0),
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      }),
+    );
+  }
   app.use(bullBoardRouter(deps.queues, deps.keys));
   app.use(
     helmet({

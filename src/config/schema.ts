@@ -63,6 +63,51 @@ export const configSchema = z
         idempotencyTtlSeconds: positiveInt(86_400, 60),
         /** Platform status: a non-terminal execution not updated for this many seconds counts as "no mutation". */
         noMutationThresholdSeconds: positiveInt(3_600, 1),
+        /**
+         * HTTP server timeouts, in milliseconds. keepAliveTimeoutMs stays above common load
+         * balancer idle timeouts (60 s) so the balancer, not Tenor, closes idle connections;
+         * headersTimeoutMs must exceed it (Node's 5 s default reset connections under load);
+         * requestTimeoutMs bounds a whole request and must cover `Prefer: wait`.
+         */
+        http: z
+          .object({
+            keepAliveTimeoutMs: positiveInt(65_000, 1_000),
+            headersTimeoutMs: positiveInt(66_000, 1_000),
+            requestTimeoutMs: positiveInt(300_000, 1_000),
+          })
+          .strict()
+          .superRefine((v, ctx) => {
+            if (v.headersTimeoutMs <= v.keepAliveTimeoutMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["headersTimeoutMs"],
+                input: v.headersTimeoutMs,
+                message: `must be > api.http.keepAliveTimeoutMs (${v.keepAliveTimeoutMs})`,
+              });
+            if (v.requestTimeoutMs < v.headersTimeoutMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["requestTimeoutMs"],
+                input: v.requestTimeoutMs,
+                message: `must be ≥ api.http.headersTimeoutMs (${v.headersTimeoutMs})`,
+              });
+          })
+          .default({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 }),
+        /**
+         * Admission control: past either bound a request is refused at once with 503 and
+         * Retry-After instead of queueing behind the database (health and /metrics exempt).
+         */
+        admission: z
+          .object({
+            /** Requests waiting for a pool connection; more than this refuses. 0 disables. */
+            maxPoolWaiting: positiveInt(32, 0),
+            /** Event-loop lag over the last second, in milliseconds; more refuses. 0 disables. */
+            maxEventLoopLagMs: positiveInt(500, 0),
+            /** Retry-After of a refusal, in seconds. */
+            retryAfterSeconds: positiveInt(1, 1),
+          })
+          .strict()
+          .default({ maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 }),
       })
       .strict()
       .default({
@@ -71,6 +116,8 @@ export const configSchema = z
         bodyLimitBytes: 1_048_576,
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
+        http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
+        admission: { maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 },
       }),
     /** The role's PostgreSQL pool (src/store/pg-pool.ts). */
     database: z

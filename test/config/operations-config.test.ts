@@ -47,3 +47,19 @@ describe("shutdown and startup", () => {
     ]);
   });
 });
+
+describe("api.admission", () => {
+  it("defaults to bounds that refuse only past saturation", () => {
+    expect(loadConfig({ env: base }).api.admission).toEqual({
+      maxPoolWaiting: 32,
+      maxEventLoopLagMs: 500,
+      retryAfterSeconds: 1,
+    });
+  });
+
+  it("refuses a Retry-After of zero", () => {
+    expect(issuesOf({}, "api:\n  admission: { retryAfterSeconds: 0 }\n")).toEqual([
+      "api.admission.retryAfterSeconds = 0: must be ≥ 1",
+    ]);
+  });
+});
