@@ -108,6 +108,10 @@ describe("/metrics", () => {
     expect(sampleValue(runner, "tenor_shards_owned", { domain: "runner" })).toBe(64);
     expect(sampleValue(indexer, "tenor_shards_owned", { domain: "indexer" })).toBe(64);
 
+    // First start on an empty Redis prefix: the keyed space is initialised, not reported lost.
+    expect(roles[1]!.output()).toContain("keyed space initialised in Redis");
+    expect(roles[1]!.output()).not.toContain("Redis lost it");
+
     for (const [role, text] of [
       ["api", api],
       ["runner", runner],
