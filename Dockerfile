@@ -16,23 +16,23 @@ RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run db:generate && npm run build
 
-# ---- runtime: production dependencies and build output only ----
+# ---- runtime: production dependencies and compiled JavaScript only (no tsx, no source tree) ----
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Production dependencies include tsx (npm run db:migrate runs from source) and
-# @prisma/schema-engine-wasm (migrations without a native engine).
+# @prisma/schema-engine-wasm is a production dependency: migrations need no native engine.
 RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+# dist/ holds the roles, the generated Prisma client and the migration command
+# (node dist/scripts/db/migrate.js, also `npm run start:migrate`); prisma/ holds the schema and
+# the migrations it applies.
 COPY --from=build /app/dist ./dist
-# src/ carries the generated Prisma client (src/generated) and, with scripts/ and tsconfig.json,
-# lets the one-shot migrate service run `npm run db:migrate` through tsx.
-COPY --from=build /app/src ./src
-COPY --from=build /app/scripts ./scripts
 COPY --from=build /app/prisma ./prisma
-COPY --from=build /app/tsconfig.json ./tsconfig.json
 # Files stay owned by root and read-only to the process; the roles never write into /app.
 USER node
-# api (and its health endpoints), runner health, indexer health.
+# api (and its health endpoints), runner health, indexer health; every role serves /metrics too.
 EXPOSE 3000 3001 3002
+# /readyz of the role DAPI_ROLE names, on the port its configuration gives it.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=6 \
+  CMD ["node", "dist/scripts/healthcheck.js"]
 CMD ["node", "dist/src/main.js"]

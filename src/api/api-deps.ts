@@ -4,10 +4,12 @@ import type { ExecutionClient, ExecutionTransport } from "../engine/execution-cl
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { AdmissionSettings } from "./admission.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
 export interface ApiSettings {
@@ -16,6 +18,8 @@ export interface ApiSettings {
   idempotencyTtlSeconds: number;
   noMutationThresholdSeconds: number;
   rateLimit: { max: number; windowSeconds: number };
+  /** Admission control (src/api/admission.ts); none when unset. */
+  admission?: AdmissionSettings;
 }
 
 /** Everything the API modules need; built once by the api role (or a test). */
@@ -38,4 +42,8 @@ export interface ApiDeps {
   /** Readiness checks of /readyz. */
   readiness: HealthServerOptions["checks"];
   health: HealthState;
+  /** Request and start counters, served at /metrics; absent in tests that do not scrape. */
+  metrics?: TenorMetrics;
+  /** Event-loop lag now, in milliseconds; admission control reads it. */
+  eventLoopLagMs?: () => number;
 }

@@ -2,13 +2,16 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgAudit } from "../store/pg-audit.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { AdmissionSettings } from "./admission.js";
 import type { ApiSettings } from "./api-deps.js";
 import { createApiApp } from "./server.js";
 
@@ -22,6 +25,14 @@ export interface PlatformApiOptions {
   logger: Logger;
   readiness: Readonly<Record<string, ReadinessCheck>>;
   health: HealthState;
+  metrics?: TenorMetrics;
+  /**
+   * Admission control; off when unset (the api role passes `api.admission`; in-process test apps
+   * opt in, so a slow test machine never turns their requests into 503s).
+   */
+  admission?: AdmissionSettings;
+  /** Event-loop lag probe for admission control; default: an EventLoopLagMonitor of this process. */
+  eventLoopLagMs?: () => number;
 }
 
 /**
@@ -42,8 +53,10 @@ export function createPlatformApi(options: PlatformApiOptions): {
     logger: options.logger,
   });
   const keys = new PgApiKeys(pool);
+  const monitor = options.admission && !options.eventLoopLagMs ? new EventLoopLagMonitor() : undefined;
+  const eventLoopLagMs = options.eventLoopLagMs ?? (monitor ? () => monitor.lagMs() : undefined);
   const api = createApiApp({
-    settings: options.settings,
+    settings: { ...options.settings, admission: options.admission },
     registry: options.registry,
     client: execution.client,
     transport: execution.queue,
@@ -57,11 +70,14 @@ export function createPlatformApi(options: PlatformApiOptions): {
     logger: options.logger,
     readiness: options.readiness,
     health: options.health,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
   });
   return {
     app: api.app,
     keys,
     close: async () => {
+      monitor?.stop();
       await api.close();
       await execution.close();
     },

@@ -4,6 +4,7 @@ import { handleHealthRequest } from "../observability/health-server.js";
 import { BoardSessions } from "./admin/board-session.js";
 import { bullBoardRouter } from "./admin/bull-board.js";
 import { signInRouter } from "./admin/sign-in.js";
+import { admissionControl } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
 import { requestId } from "./audit/audit-trail.js";
@@ -28,8 +29,13 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.set("etag", false);
   app.use(requestId());
   app.use(requestLog(deps));
-  app.get(["/livez", "/readyz"], async (req, res) => {
-    await handleHealthRequest(req, res, { checks: deps.readiness, state: deps.health });
+  app.get(["/livez", "/readyz", "/metrics"], async (req, res, next) => {
+    const handled = await handleHealthRequest(req, res, {
+      checks: deps.readiness,
+      state: deps.health,
+      ...(deps.metrics ? { metrics: deps.metrics.registry } : {}),
+    });
+    if (!handled) next();
   });
   const document = JSON.stringify(
     buildOpenApiDocument(deps.registry.names().map((n) => deps.registry.get(n))),
@@ -37,6 +43,17 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(document);
   });
+  // Past health and metrics, before any work: refuse at once when saturated.
+  if (deps.settings.admission) {
+    app.use(
+      admissionControl({
+        settings: deps.settings.admission,
+        pool: deps.pool,
+        lagMs: deps.eventLoopLagMs ?? (() => 0),
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      }),
+    );
+  }
   app.use(["/v1", "/admin"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
   const sessions = new BoardSessions(deps.redis, deps.prefix);
   app.use(signInRouter(deps.keys, sessions));
@@ -63,18 +80,42 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   return { app, close: board.close };
 }
 
-/** One line per request: method, route, status, duration. Never headers, bodies or query values. */
+/**
+ * One line and one metric sample per request: method, route template, status, duration. Never
+ * headers, bodies, query values or the concrete path (which carries execution ids).
+ */
 function requestLog(deps: ApiDeps): express.RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on("finish", () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = routeTemplate(req);
       deps.logger.debug("request", {
         method: req.method,
         route: req.route?.path ?? null,
         status: res.statusCode,
-        durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
+        durationMs: Math.round(seconds * 1000),
       });
+      if (!deps.metrics) return;
+      const method = KNOWN_METHODS.has(req.method) ? req.method : "OTHER";
+      deps.metrics.apiRequests.inc({ method, route, status: String(res.statusCode) });
+      deps.metrics.apiRequestDuration.observe({ method, route }, seconds);
     });
     next();
   };
+}
+
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/**
+ * The matched Express route template (`/v1/executions/:id`), or a fixed word when none matched,
+ * so a metric label never carries an id or whatever path a client sent.
+ */
+function routeTemplate(req: express.Request): string {
+  const path: unknown = req.route?.path;
+  if (typeof path === "string") return `${req.baseUrl}${path}`;
+  // A route registered for several literal paths (/livez, /readyz, /metrics): the one hit.
+  if (Array.isArray(path) && path.includes(req.path)) return `${req.baseUrl}${req.path}`;
+  if (req.originalUrl.startsWith("/admin/queues")) return "/admin/queues";
+  return "unmatched";
 }

@@ -13,6 +13,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
   TENOR_API_PORT: "api.port",
   TENOR_RUNNER_HEALTH_PORT: "runner.healthPort",
   TENOR_INDEXER_HEALTH_PORT: "indexer.healthPort",
+  TENOR_DATABASE_POOL_MAX: "database.poolMax",
+  TENOR_STARTUP_RELAUNCH_BUDGET_MS: "startup.relaunchBudgetMs",
 });
 
 /** Path of the optional YAML file, nested keys as in DESIGN §2.6. */

@@ -81,6 +81,51 @@ export const configSchema = z
           })
           .strict()
           .default({ max: 600, windowSeconds: 60 }),
+        /**
+         * HTTP server timeouts, in milliseconds. keepAliveTimeoutMs stays above common load
+         * balancer idle timeouts (60 s) so the balancer, not Tenor, closes idle connections;
+         * headersTimeoutMs must exceed it (Node's 5 s default reset connections under load);
+         * requestTimeoutMs bounds a whole request and must cover `Prefer: wait`.
+         */
+        http: z
+          .object({
+            keepAliveTimeoutMs: positiveInt(65_000, 1_000),
+            headersTimeoutMs: positiveInt(66_000, 1_000),
+            requestTimeoutMs: positiveInt(300_000, 1_000),
+          })
+          .strict()
+          .superRefine((v, ctx) => {
+            if (v.headersTimeoutMs <= v.keepAliveTimeoutMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["headersTimeoutMs"],
+                input: v.headersTimeoutMs,
+                message: `must be > api.http.keepAliveTimeoutMs (${v.keepAliveTimeoutMs})`,
+              });
+            if (v.requestTimeoutMs < v.headersTimeoutMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["requestTimeoutMs"],
+                input: v.requestTimeoutMs,
+                message: `must be ≥ api.http.headersTimeoutMs (${v.headersTimeoutMs})`,
+              });
+          })
+          .default({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 }),
+        /**
+         * Admission control: past either bound a request is refused at once with 503 and
+         * Retry-After instead of queueing behind the database (health and /metrics exempt).
+         */
+        admission: z
+          .object({
+            /** Requests waiting for a pool connection; more than this refuses. 0 disables. */
+            maxPoolWaiting: positiveInt(32, 0),
+            /** Event-loop lag over the last second, in milliseconds; more refuses. 0 disables. */
+            maxEventLoopLagMs: positiveInt(500, 0),
+            /** Retry-After of a refusal, in seconds. */
+            retryAfterSeconds: positiveInt(1, 1),
+          })
+          .strict()
+          .default({ maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 }),
       })
       .strict()
       .default({
@@ -90,7 +135,25 @@ export const configSchema = z
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
         rateLimit: { max: 600, windowSeconds: 60 },
+        http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
+        admission: { maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 },
       }),
+    /** The role's PostgreSQL pool (src/store/pg-pool.ts). */
+    database: z
+      .object({
+        /**
+         * Most pool connections one process opens (TENOR_DATABASE_POOL_MAX). The Helm chart's
+         * capacity gate prices replicas × this (plus reserved sessions) against max_connections.
+         */
+        poolMax: z.coerce
+          .number()
+          .int("must be an integer")
+          .min(1, "1 ≤ v ≤ 1000")
+          .max(1_000, "1 ≤ v ≤ 1000")
+          .default(20),
+      })
+      .strict()
+      .default({ poolMax: 20 }),
     runner: z
       .object({ healthPort: port(3001) })
       .strict()
@@ -101,11 +164,43 @@ export const configSchema = z
       .default({ healthPort: 3002 }),
     shutdown: z
       .object({
-        /** Bounded drain after SIGTERM, in milliseconds. */
+        /** Bounded drain after SIGTERM, in milliseconds; past it the process exits 1. */
         graceMs: positiveInt(10_000, 100),
+        /**
+         * After SIGTERM, /readyz answers 503 for this long, in milliseconds, before the role stops
+         * taking work, so a load balancer without a preStop hook stops routing first. Part of
+         * graceMs. Default 0 (Kubernetes: the chart's preStop sleep does this).
+         */
+        readinessDelayMs: positiveInt(0, 0),
       })
       .strict()
-      .default({ graceMs: 10_000 }),
+      .superRefine((v, ctx) => {
+        if (v.readinessDelayMs >= v.graceMs)
+          ctx.addIssue({
+            code: "custom",
+            path: ["readinessDelayMs"],
+            input: v.readinessDelayMs,
+            message: `must be < shutdown.graceMs (${v.graceMs})`,
+          });
+      })
+      .default({ graceMs: 10_000, readinessDelayMs: 0 }),
+    /**
+     * Startup relaunch (README, "Roles"): a role whose dependencies fail
+     * before it is up retries in process with exponential backoff for `relaunchBudgetMs`, logging
+     * each failure, then exits 1. Errors that retrying cannot fix (configuration, registration,
+     * shard count) exit at once.
+     */
+    startup: z
+      .object({
+        /** Time window of retries from the first attempt, in milliseconds; 0 disables retrying. */
+        relaunchBudgetMs: positiveInt(60_000, 0),
+        /** First backoff delay, in milliseconds; doubles per attempt up to `maxDelayMs`. */
+        initialDelayMs: positiveInt(500, 10),
+        /** Largest backoff delay, in milliseconds. */
+        maxDelayMs: positiveInt(10_000, 10),
+      })
+      .strict()
+      .default({ relaunchBudgetMs: 60_000, initialDelayMs: 500, maxDelayMs: 10_000 }),
     durable: z
       .object({
         /**

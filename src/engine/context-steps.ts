@@ -21,6 +21,7 @@ export async function runStep<T>(
   const { position, cause, entry } = cursor.claim("step", name);
   if (entry) return cursor.replay(entry, () => replayOutcome(entry, options));
   const policy = resolveRetryPolicy(options.retry);
+  const began = performance.now();
   for (let attempt = 1; ; attempt++) {
     await cursor.deps.hooks.beforeStep?.({ executionId: cursor.executionId, step: name, position });
     // A runner that stalled (GC, SIGSTOP, a lost Redis) may have lost the execution meanwhile:
@@ -55,7 +56,13 @@ export async function runStep<T>(
       continue;
     }
     const encoded = encodeStepResult(name, value, options.schema);
-    await cursor.deps.hooks.beforeCheckpoint?.({ executionId: cursor.executionId, step: name, position });
+    const durationMs = performance.now() - began;
+    await cursor.deps.hooks.beforeCheckpoint?.({
+      executionId: cursor.executionId,
+      step: name,
+      position,
+      durationMs,
+    });
     const row = { position, kind: "step" as const, name, state: "ok" as const, result: encoded, error: null };
     return cursor.commit(
       (seq) => cursor.append({ ...row, attempts: attempt, seq, cause }),

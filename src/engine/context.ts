@@ -70,14 +70,26 @@ export interface ActivityDispatch {
   queue: string;
 }
 
-/** Test and instrumentation hooks; production code passes none. */
+/** Test and instrumentation hooks (metrics: src/observability/engine-metrics.ts). */
 export interface EngineHooks {
   /** Runs when a turn is about to begin, before the transport proves it still owns the job. */
   beforeTurn?(info: { executionId: string }): void | Promise<void>;
   /** Runs before a step's work starts (before the fence check a stalled turn makes). */
   beforeStep?(info: { executionId: string; step: string; position: number }): void | Promise<void>;
-  /** Runs after a step's work succeeded and before its checkpoint is written. */
-  beforeCheckpoint?(info: { executionId: string; step: string; position: number }): void | Promise<void>;
+  /**
+   * Runs after a step's work succeeded and before its checkpoint is written; `durationMs` is the
+   * step's work, retries included.
+   */
+  beforeCheckpoint?(info: {
+    executionId: string;
+    step: string;
+    position: number;
+    durationMs: number;
+  }): void | Promise<void>;
+  /** Runs once a turn holds its fence, before the body replays. Must not throw. */
+  turnStarted?(info: { executionId: string; workflow: string }): void;
+  /** Runs when a turn that held its fence ends (`error`: it threw), with its duration. Must not throw. */
+  turnEnded?(info: { executionId: string; workflow: string; outcome: string; durationMs: number }): void;
 }
 
 export interface ContextDeps {

@@ -73,11 +73,20 @@ export class TurnRunner {
     const sent = performance.now();
     const start = await this.deps.store.beginTurn(executionId);
     if (!start) return { kind: "gone" };
+    const began = performance.now();
+    const { workflow } = start;
+    this.deps.hooks?.turnStarted?.({ executionId, workflow });
+    let outcome: TurnOutcome | undefined;
     try {
-      return await this.advance(start, sent, options.abandoned);
+      outcome = await this.advance(start, sent, options.abandoned);
+      return outcome;
     } catch (error) {
-      if (error instanceof TurnFencedError) return { kind: "fenced" };
-      throw error;
+      if (!(error instanceof TurnFencedError)) throw error;
+      outcome = { kind: "fenced" };
+      return outcome;
+    } finally {
+      const durationMs = performance.now() - began;
+      this.deps.hooks?.turnEnded?.({ executionId, workflow, outcome: outcome?.kind ?? "error", durationMs });
     }
   }
 

@@ -63,6 +63,26 @@ export class KeyedLanes {
   }
 
   /**
+   * The space's depth over all lanes (metrics): items `pending` behind their lane's limit, items
+   * `inFlight`, and of those the ones `ready` but unclaimed (dispatch mode). Never per lane: lane
+   * names are keys, which must not become metric labels.
+   */
+  async depth(): Promise<{ pending: number; inFlight: number; ready: number }> {
+    const replies = await this.redis
+      .multi()
+      .hlen(this.keys.items)
+      .zcard(this.keys.flight)
+      .llen(this.keys.ready)
+      .exec();
+    const [items, inFlight, ready] = (replies ?? []).map(([error, value]) => (error ? 0 : Number(value)));
+    return {
+      pending: Math.max(0, (items ?? 0) - (inFlight ?? 0)),
+      inFlight: inFlight ?? 0,
+      ready: ready ?? 0,
+    };
+  }
+
+  /**
    * Adds items (idempotent per id) and promotes their lanes. `lost` means Redis has lost this
    * space's state and not been rebuilt yet: nothing was added, the repair will add them.
    */

@@ -85,9 +85,18 @@ export class KeyedRepair {
       if (workflows) count += await this.replay(lanes, true, ["running"], "rebuild", 0);
       count += await this.replay(lanes, workflows, ["queued"], "rebuild", 0);
       await lanes.markWhole();
-      // A fresh Redis (first start, new prefix) has nothing to rebuild: only a real loss is a warning.
-      const log = count > 0 ? this.options.logger.warn : this.options.logger.info;
-      log("keyed space rebuilt from PostgreSQL after Redis lost it", { space: lanes.space, items: count });
+      // A fresh Redis (first start, new prefix) has nothing to rebuild: only a real loss is a
+      // warning, and only a real loss says "lost".
+      if (count > 0) {
+        this.options.logger.warn("keyed space rebuilt from PostgreSQL after Redis lost it", {
+          space: lanes.space,
+          items: count,
+        });
+      } else {
+        this.options.logger.info("keyed space initialised in Redis; PostgreSQL had nothing to rebuild", {
+          space: lanes.space,
+        });
+      }
       return count;
     } finally {
       await lanes.releaseRebuildLock(this.owner);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Registry } from "prom-client";
 
 /** A readiness check: resolves when the dependency answers, rejects (or times out) when not. */
 export type ReadinessCheck = () => Promise<void>;
@@ -16,6 +17,8 @@ export interface HealthServerOptions {
   state: HealthState;
   /** Each check must answer within this many milliseconds. Default 2000. */
   checkTimeoutMs?: number;
+  /** Served at `/metrics` in the Prometheus text format when given. */
+  metrics?: Registry;
 }
 
 /**
@@ -48,13 +51,19 @@ export async function runReadinessChecks(
   return { ok: Object.values(results).every((r) => r === "ok"), checks: results };
 }
 
-/** Handles /livez and /readyz; returns false for any other path so a host app can serve it. */
+/** Handles /livez, /readyz and /metrics; returns false for any other path so a host app can serve it. */
 export async function handleHealthRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  options: Pick<HealthServerOptions, "checks" | "state" | "checkTimeoutMs">,
+  options: Pick<HealthServerOptions, "checks" | "state" | "checkTimeoutMs" | "metrics">,
 ): Promise<boolean> {
   const path = (req.url ?? "/").split("?")[0];
+  if (path === "/metrics" && options.metrics) {
+    const text = await options.metrics.metrics();
+    res.writeHead(200, { "content-type": options.metrics.contentType, "cache-control": "no-store" });
+    res.end(text);
+    return true;
+  }
   if (path === "/livez") {
     send(res, 200, { status: "ok" });
     return true;

@@ -14,6 +14,8 @@ export async function startRoleShardOwner(options: {
   domain: ShardDomain;
   logger: Logger;
   work?: ShardWork;
+  /** Called when the owned set changes (metrics). */
+  onChange?: (owned: readonly number[]) => void;
 }): Promise<ShardOwner> {
   const { sharding } = options.config.durable;
   const owner = new ShardOwner({
@@ -25,6 +27,7 @@ export async function startRoleShardOwner(options: {
     livenessWindowMs: sharding.livenessWindowMs,
     logger: options.logger,
     ...(options.work ? { work: options.work } : {}),
+    ...(options.onChange ? { onChange: options.onChange } : {}),
   });
   await owner.start();
   return owner;

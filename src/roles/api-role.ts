@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { createPlatformApi } from "../api/platform-api.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
@@ -20,11 +21,18 @@ export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
     logger: ctx.logger,
     readiness: ctx.readiness,
     health: ctx.health,
+    metrics: ctx.metrics,
+    admission: ctx.config.api.admission,
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(ctx.config.api.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+  }).catch(async (error: unknown) => {
+    // Startup may relaunch in process: release the queue before the next attempt.
+    await api.close();
+    throw error;
   });
+  applyHttpTimeouts(server, ctx.config.api.http);
   ctx.logger.info("api started", { port: ctx.config.api.port, workflows: registry.names() });
   return {
     async stop() {

@@ -25,7 +25,10 @@ export interface Dependencies {
  * URL (password hidden) and how to start it.
  */
 export async function connectDependencies(config: TenorConfig, role: Role): Promise<Dependencies> {
-  const pool = createPgPool(config.databaseUrl, { applicationName: `tenor-${role}` });
+  const pool = createPgPool(config.databaseUrl, {
+    applicationName: `tenor-${role}`,
+    max: config.database.poolMax,
+  });
   try {
     await pool.query("SELECT 1");
   } catch (error) {

@@ -1,6 +1,7 @@
 import { startHealthServer } from "../observability/health-server.js";
 import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
+import { stopOnFailure } from "./stop-on-failure.js";
 
 /**
  * The indexer role. It owns the Ledger Index (DESIGN §5); until per-chain ingest lands it holds
@@ -13,12 +14,16 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
     deps: ctx.deps,
     domain: "indexer",
     logger: ctx.logger,
+    onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "indexer" }, owned.length),
   });
-  const { server } = await startHealthServer({
-    port: ctx.config.indexer.healthPort,
-    checks: ctx.readiness,
-    state: ctx.health,
-  });
+  const { server } = await stopOnFailure(shards, () =>
+    startHealthServer({
+      port: ctx.config.indexer.healthPort,
+      checks: ctx.readiness,
+      state: ctx.health,
+      metrics: ctx.metrics.registry,
+    }),
+  );
   ctx.logger.info("indexer started", { healthPort: ctx.config.indexer.healthPort, chains: [] });
   return {
     async stop() {

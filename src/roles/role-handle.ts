@@ -1,6 +1,7 @@
 import type { TenorConfig } from "../config/schema.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import type { Dependencies } from "./dependencies.js";
 
 /** What a role's start function gets. */
@@ -10,6 +11,8 @@ export interface RoleContext {
   deps: Dependencies;
   health: HealthState;
   readiness: Record<string, ReadinessCheck>;
+  /** The process's Prometheus registry, served at /metrics on the role's health port. */
+  metrics: TenorMetrics;
 }
 
 /** A started role: `stop` releases everything it holds; persisted work stays for another replica. */

@@ -5,12 +5,14 @@ import type { TenorConfig } from "../config/schema.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
+import { createMetrics } from "../observability/metrics.js";
 import { assertShardCount } from "../ownership/shard-count-guard.js";
 import { startApiRole } from "./api-role.js";
 import { connectDependencies } from "./dependencies.js";
 import { startIndexerRole } from "./indexer-role.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRunnerRole } from "./runner-role.js";
+import { StartupFailed, startWithRelaunch } from "./startup-relaunch.js";
 
 /** Exit codes: 0 clean stop, 1 runtime failure, 2 invalid role or configuration. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -50,7 +52,9 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
   const health: HealthState = { draining: false };
   let handle: RoleHandle | undefined;
   let deps: Awaited<ReturnType<typeof connectDependencies>> | undefined;
-  try {
+  // One registry for the process: a relaunched attempt must not register the metrics twice.
+  const metrics = createMetrics(role);
+  const startOnce = async () => {
     deps = await connectDependencies(config, role);
     const { pool, redis } = deps;
     // Every role, the api too: one release must agree on the shard count (DESIGN §2.6).
@@ -59,18 +63,27 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
       postgresql: async () => void (await pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),
     };
-    handle = await STARTERS[role]({
+    return STARTERS[role]({
       config,
       logger: logger.child({ component: role }),
       deps,
       health,
       readiness,
+      metrics,
     });
-  } catch (error) {
-    const failure = toTenorError(error);
-    logger.error("role failed to start", { code: failure.code, error: failure.message });
-    io.stderr(`tenor: ${role} failed to start: ${failure.message}\n`);
+  };
+  const cleanup = async () => {
     await deps?.close();
+    deps = undefined;
+  };
+  try {
+    handle = await startWithRelaunch(startOnce, cleanup, { policy: config.startup, logger });
+  } catch (error) {
+    const failure = error instanceof StartupFailed ? error.failure : toTenorError(error);
+    const attempts = error instanceof StartupFailed ? error.attempts : 1;
+    logger.error("role failed to start", { code: failure.code, error: failure.message, attempts });
+    io.stderr(`tenor: ${role} failed to start after ${attempts} attempt(s): ${failure.message}\n`);
+    await cleanup();
     io.exit(EXIT.failure);
     return;
   }
@@ -79,13 +92,16 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
     if (stopping) return;
     stopping = true;
     health.draining = true;
-    logger.info("draining", { signal, graceMs: config.shutdown.graceMs });
+    const { graceMs, readinessDelayMs } = config.shutdown;
+    logger.info("draining", { signal, graceMs, readinessDelayMs });
     const timer = setTimeout(() => {
-      logger.error("drain exceeded the grace period; exiting", { graceMs: config.shutdown.graceMs });
+      logger.error("drain exceeded the grace period; exiting", { graceMs });
       io.exit(EXIT.failure);
-    }, config.shutdown.graceMs);
+    }, graceMs);
     timer.unref();
     try {
+      // Readiness is 503 from here on; keep working until load balancers have seen it.
+      if (readinessDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readinessDelayMs));
       await handle?.stop();
       await deps?.close();
       clearTimeout(timer);

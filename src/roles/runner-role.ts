@@ -8,6 +8,7 @@ import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
 import { assertNoEviction } from "../runtime/redis-connection.js";
 import { startRunnerRuntime } from "../runtime/runner-runtime.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
+import { stopOnFailure } from "./stop-on-failure.js";
 
 /** The runner role: workflow workers, schedules, shard ownership; never the public API (DESIGN §1). */
 export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
@@ -28,18 +29,28 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     producerRedis: ctx.deps.redis,
     entities,
     activities,
+    metrics: ctx.metrics,
   });
-  const shards = await startRoleShardOwner({
-    config: ctx.config,
-    deps: ctx.deps,
-    domain: "runner",
-    logger: ctx.logger,
-  });
-  const { server } = await startHealthServer({
-    port: ctx.config.runner.healthPort,
-    checks: ctx.readiness,
-    state: ctx.health,
-  });
+  // A failure past this point must not leave workers running: startup may relaunch in process.
+  const shards = await stopOnFailure(runtime, () =>
+    startRoleShardOwner({
+      config: ctx.config,
+      deps: ctx.deps,
+      domain: "runner",
+      logger: ctx.logger,
+      onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "runner" }, owned.length),
+    }),
+  );
+  const { server } = await stopOnFailure(
+    { stop: async () => void (await Promise.allSettled([shards.stop(), runtime.stop()])) },
+    () =>
+      startHealthServer({
+        port: ctx.config.runner.healthPort,
+        checks: ctx.readiness,
+        state: ctx.health,
+        metrics: ctx.metrics.registry,
+      }),
+  );
   ctx.logger.info("runner started", {
     workflows: registry.names(),
     healthPort: ctx.config.runner.healthPort,

@@ -9,7 +9,10 @@ import type { WorkflowRegistry } from "../engine/registry.js";
 import { TurnRunner } from "../engine/turn-runner.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
+import { engineMetricsHooks } from "../observability/engine-metrics.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
+import { measuredSchedules, registerRunnerGauges } from "../observability/runner-metrics.js";
 import { runnerSchedules } from "../schedules/runner-schedules.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
@@ -18,6 +21,7 @@ import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { startActivityWorkers } from "./activity-worker.js";
 import { ExecutionQueue } from "./execution-queue.js";
 import { startExecutionWorker } from "./execution-worker.js";
+import { activityQueueName, QUEUE_NAMES } from "./queue-names.js";
 
 export interface RunnerRuntimeOptions {
   config: TenorConfig;
@@ -32,6 +36,8 @@ export interface RunnerRuntimeOptions {
   entities?: EntityRegistry;
   /** Activities this runner works on, each on its own queue (defineActivity); none when unset. */
   activities?: ActivityRegistry;
+  /** The process's metrics: engine hooks, schedule runs and scrape-time gauges feed it. */
+  metrics?: TenorMetrics;
 }
 
 export interface RunnerRuntime {
@@ -52,7 +58,12 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   options.registry.assertAllDeclaredRegistered();
   const activities = options.activities ?? new ActivityRegistry([]);
   activities.assertAllDeclaredRegistered();
-  const store = new PgExecutionStore(options.pool);
+  const { metrics } = options;
+  const store = new PgExecutionStore(
+    options.pool,
+    metrics ? { onJournalBatch: (rows) => metrics.journalBatchSize.observe(rows) } : {},
+  );
+  const hooks = metrics ? engineMetricsHooks(metrics, options.hooks) : options.hooks;
   const queue = new ExecutionQueue(
     options.producerRedis,
     config.redisPrefix,
@@ -64,7 +75,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     dispatcher: queue,
     recovery: config.durable.recovery,
     logger: logger.child({ component: "engine" }),
-    ...(options.hooks ? { hooks: options.hooks } : {}),
+    ...(hooks ? { hooks } : {}),
     // A turn that went half a lock window without proving its fence proves it before new work.
     staleFenceMs: config.durable.lock.lockDurationMs / 2,
   });
@@ -101,15 +112,16 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
   });
+  const definitions = runnerSchedules({
+    config,
+    pool: options.pool,
+    redis: options.producerRedis,
+    executionQueue: queue,
+    retainedQueues: () => [queue.queue, schedules.queue],
+    logger,
+  });
   const schedules = await startScheduleService({
-    definitions: runnerSchedules({
-      config,
-      pool: options.pool,
-      redis: options.producerRedis,
-      executionQueue: queue,
-      retainedQueues: () => [queue.queue, schedules.queue],
-      logger,
-    }),
+    definitions: metrics ? measuredSchedules(metrics, definitions) : definitions,
     pool: options.pool,
     redis: options.producerRedis,
     workerRedis: options.workerRedis,
@@ -120,6 +132,18 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
   });
   await wakeHeldExecutions(options.pool, queue, logger);
+  const gauges = metrics
+    ? registerRunnerGauges(metrics, {
+        pool: options.pool,
+        redis: options.producerRedis,
+        prefix: config.redisPrefix,
+        queueNames: [
+          QUEUE_NAMES.executions,
+          QUEUE_NAMES.schedules,
+          ...activities.queues().map((q) => activityQueueName(q.options.name)),
+        ],
+      })
+    : undefined;
   return {
     queue,
     keyed,
@@ -129,6 +153,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
       await worker.close();
       await Promise.all(activityWorkers.map((w) => w.close()));
       await queue.close();
+      await gauges?.close();
     },
   };
 }

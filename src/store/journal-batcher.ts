@@ -34,7 +34,11 @@ export class JournalBatcher {
   private inFlight = 0;
   private scheduled = false;
 
-  constructor(private readonly pool: Pool) {}
+  /** `onBatch` learns the row count of every statement written (metrics); it must not throw. */
+  constructor(
+    private readonly pool: Pool,
+    private readonly onBatch?: (rows: number) => void,
+  ) {}
 
   append(fence: Fence, entry: JournalEntry): Promise<boolean> {
     return new Promise((resolve, reject) => {
@@ -55,6 +59,7 @@ export class JournalBatcher {
   private flush(): void {
     while (this.queue.length > 0 && this.inFlight < MAX_IN_FLIGHT) {
       const batch = this.queue.splice(0, MAX_BATCH);
+      this.onBatch?.(batch.length);
       this.inFlight++;
       this.write(batch).finally(() => {
         this.inFlight--;

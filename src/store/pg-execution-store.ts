@@ -28,8 +28,11 @@ import { withTransaction } from "./with-transaction.js";
 export class PgExecutionStore implements ExecutionStore {
   private readonly journalBatcher: JournalBatcher;
 
-  constructor(private readonly pool: Pool) {
-    this.journalBatcher = new JournalBatcher(pool);
+  constructor(
+    private readonly pool: Pool,
+    options: { onJournalBatch?: (rows: number) => void } = {},
+  ) {
+    this.journalBatcher = new JournalBatcher(pool, options.onJournalBatch);
   }
 
   async beginTurn(executionId: string): Promise<TurnStart | null> {

@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { composeViolations, dockerfileStages, dockerfileViolations } from "./deploy-contract.js";
+import {
+  composeViolations,
+  dockerfileStages,
+  dockerfileViolations,
+  packageViolations,
+} from "./deploy-contract.js";
 
 /**
  * docker-compose.yml and the Dockerfile keep the deployment contract (DESIGN §1, §7). No Docker
@@ -51,6 +56,11 @@ describe("docker-compose.yml", () => {
       "migrate running something else",
       (s) => (s.migrate!.command = ["node", "dist/src/main.js"]),
       "migrate: command",
+    ],
+    [
+      "migrate through npm and tsx",
+      (s) => (s.migrate!.command = ["npm", "run", "db:migrate"]),
+      "migrate: command must run compiled JavaScript",
     ],
     [
       "runner built from another image",
@@ -154,6 +164,22 @@ describe("Dockerfile", () => {
       () => withFinalStage((s) => `${s}\nCOPY --from=build /app/node_modules ./node_modules\n`),
       "copies node_modules",
     ],
+    [
+      "the source tree copied",
+      () => withFinalStage((s) => `${s}\nCOPY --from=build /app/src ./src\n`),
+      "copies source",
+    ],
+    [
+      "tsconfig copied",
+      () => withFinalStage((s) => `${s}\nCOPY --from=build /app/tsconfig.json ./tsconfig.json\n`),
+      "copies source",
+    ],
+    [
+      "no HEALTHCHECK",
+      () => withFinalStage((s) => s.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, "")),
+      "no HEALTHCHECK",
+    ],
+    ["HEALTHCHECK NONE", () => withFinalStage((s) => `${s}\nHEALTHCHECK NONE\n`), "no HEALTHCHECK"],
   ] satisfies [string, () => string, string][])("fails for %s", (_name, broken, expected) => {
     expect(dockerfileViolations(broken()).join("\n")).toContain(expected);
   });
@@ -169,5 +195,25 @@ describe("Dockerfile", () => {
       ],
       [{ keyword: "FROM", args: "b" }],
     ]);
+  });
+});
+
+describe("package.json", () => {
+  const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"));
+
+  it("starts compiled JavaScript and keeps tsx out of production dependencies", () => {
+    expect(packageViolations(pkg)).toEqual([]);
+  });
+
+  it.each([
+    ["start through tsx", { start: "node --import tsx src/main.ts" }, {}, "script start"],
+    ["no start:migrate", { "start:migrate": "" }, {}, "script start:migrate"],
+    ["tsx in production", {}, { tsx: "4.0.0" }, "tsx is a production dependency"],
+  ])("fails for %s", (_name, scripts, dependencies, expected) => {
+    const broken = {
+      scripts: { ...pkg.scripts, ...scripts },
+      dependencies: { ...pkg.dependencies, ...dependencies },
+    };
+    expect(packageViolations(broken).join("\n")).toContain(expected);
   });
 });

@@ -66,8 +66,12 @@ export function composeViolations(doc: unknown): string[] {
 
   const migrate = service("migrate");
   if (migrate.restart !== "no") violations.push('migrate: restart must be "no" (one-shot)');
-  if (!tokens(migrate.command).join(" ").includes("migrate"))
-    violations.push("migrate: command runs no migration");
+  const migrateCommand = tokens(migrate.command).join(" ");
+  if (!migrateCommand.includes("migrate")) violations.push("migrate: command runs no migration");
+  // The image carries compiled JavaScript only: no tsx, no npm scripts that run TypeScript.
+  if (!/^node dist\//.test(migrateCommand)) {
+    violations.push(`migrate: command must run compiled JavaScript (node dist/...), found ${migrateCommand}`);
+  }
 
   const image = JSON.stringify([service("api").image, service("api").build]);
   if (service("api").image === undefined && service("api").build === undefined) {
@@ -162,6 +166,34 @@ export function dockerfileViolations(text: string): string[] {
     if (copy.args.includes("--from=") && copy.args.includes("node_modules")) {
       violations.push(`final stage copies node_modules from another stage: ${copy.args}`);
     }
+    const sources = copy.args
+      .split(/\s+/)
+      .filter((part) => !part.startsWith("--"))
+      .slice(0, -1);
+    for (const source of sources) {
+      if (/(^|\/)(src|scripts|flows|test)\/?$|\.ts$|tsconfig/.test(source) || source === ".") {
+        violations.push(`final stage copies source (only dist/ and prisma/ run): ${copy.args}`);
+      }
+    }
   }
+  const healthcheck = of("HEALTHCHECK").at(-1)?.args ?? "NONE";
+  if (/^NONE\b/.test(healthcheck)) violations.push("final stage has no HEALTHCHECK");
+  if (/\btsx\b/.test(`${healthcheck} ${cmd}`)) violations.push("final stage runs TypeScript through tsx");
+  return violations;
+}
+
+/** Every way package.json breaks the compiled-image contract: start scripts run dist/, tsx is dev-only. */
+export function packageViolations(pkg: {
+  scripts?: Record<string, string>;
+  dependencies?: Record<string, string>;
+}): string[] {
+  const violations: string[] = [];
+  for (const name of ["start", "start:migrate"]) {
+    const script = pkg.scripts?.[name] ?? "";
+    if (!/^node dist\/\S+\.js$/.test(script)) {
+      violations.push(`script ${name} must be "node dist/<file>.js", found ${script || "none"}`);
+    }
+  }
+  if (pkg.dependencies?.tsx !== undefined) violations.push("tsx is a production dependency");
   return violations;
 }

@@ -65,6 +65,8 @@ describe("role process", () => {
       ...(await baseEnv()),
       DAPI_ROLE: "api",
       DATABASE_URL: "postgresql://tenor:secret@127.0.0.1:1/tenor",
+      // No relaunch window: test/roles/startup-relaunch.int.test.ts covers retrying.
+      TENOR_STARTUP_RELAUNCH_BUDGET_MS: "0",
     });
     expect((await proc.exited).code).toBe(1);
     expect(proc.output()).toContain("PostgreSQL at postgresql://tenor:***@127.0.0.1:1/tenor is unreachable");

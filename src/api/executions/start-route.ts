@@ -38,6 +38,7 @@ export function startExecution(deps: ApiDeps) {
         ? { idempotencyKey, idempotencyTtlMs: deps.settings.idempotencyTtlSeconds * 1000 }
         : {}),
     });
+    if (created) deps.metrics?.executionsStarted.inc({ workflow: name });
     let record = await deps.reads.get(principal.orgId, executionId);
     if (record && prefer && prefer.applied > 0 && !TERMINAL.has(record.status)) {
       await deps.client.waitForTerminal(executionId, prefer.applied * 1000, principal.orgId);

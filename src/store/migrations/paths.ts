@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /**
@@ -5,7 +7,16 @@ import { fileURLToPath } from "node:url";
  * (so they do not depend on the process's working directory). prisma.config.ts names the same
  * paths relative to the repository root; test/store/paths.test.ts checks they agree.
  */
-export const REPOSITORY_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+export const REPOSITORY_ROOT = repositoryRoot(fileURLToPath(new URL("../../../", import.meta.url)));
+
+/**
+ * Compiled code runs this file from `dist/src/store/migrations/` (`npm run build` keeps the source
+ * layout under dist/), where three levels up is dist/ and the schema lives one level above it.
+ */
+function repositoryRoot(threeUp: string): string {
+  if (existsSync(join(threeUp, "prisma", "schema.prisma"))) return threeUp;
+  return `${dirname(threeUp.replace(/[/\\]$/, ""))}/`;
+}
 
 /** Relative to the repository root, as prisma.config.ts writes it. */
 export const SCHEMA_RELATIVE_PATH = "prisma/schema.prisma";

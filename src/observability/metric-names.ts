@@ -1,0 +1,22 @@
+/**
+ * Every Prometheus metric name Tenor exports, in one place (style rule 5). Labels are bounded by
+ * construction: workflow and schedule names come from code, statuses and outcomes from closed
+ * lists, routes are Express route templates. Never execution ids, keys, org ids or hashes
+ * (test/observability/metrics-labels.int.test.ts scrapes a real run and checks every value).
+ */
+export const METRIC_NAMES = {
+  executionsStarted: "tenor_executions_started_total",
+  executionsFinished: "tenor_executions_finished_total",
+  executionsCurrent: "tenor_executions_current",
+  turnDuration: "tenor_turn_duration_seconds",
+  stepDuration: "tenor_step_duration_seconds",
+  journalBatchSize: "tenor_journal_batch_rows",
+  wakeupRepairs: "tenor_wakeup_repairs_total",
+  queueDepth: "tenor_queue_depth",
+  scheduleRuns: "tenor_schedule_runs_total",
+  apiRequests: "tenor_api_requests_total",
+  apiRequestDuration: "tenor_api_request_duration_seconds",
+  apiAdmissionRefusals: "tenor_api_admission_refusals_total",
+  keyedLaneDepth: "tenor_keyed_lane_depth",
+  shardsOwned: "tenor_shards_owned",
+} as const;

@@ -1,0 +1,107 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import type pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { issueApiKey } from "../../src/api/auth/api-key.js";
+import { createPlatformApi } from "../../src/api/platform-api.js";
+import { loadConfig } from "../../src/config/load-config.js";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { createMetrics } from "../../src/observability/metrics.js";
+import { createPgPool } from "../../src/store/pg-pool.js";
+import { sampleValue } from "../observability/metric-labels.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { eventually } from "../support/role-process.js";
+
+/**
+ * Admission control on a real server and a real pool of one connection: while a request waits
+ * for the connection, the next is refused at once with 503, Retry-After and problem+json; a
+ * lagging event loop refuses too; health and /metrics are never refused.
+ */
+let db: TestDatabase;
+let pool: pg.Pool;
+let redis: Redis;
+let server: Server;
+let base: string;
+let key: string;
+let lag = 0;
+let closeApi: () => Promise<void>;
+const prefix = testRedisPrefix(import.meta.url);
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPgPool(db.url, { applicationName: "tenor-admission-test", max: 1 });
+  redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  const config = loadConfig({ env: { DATABASE_URL: db.url, REDIS_URL: redisUrl() } });
+  const api = createPlatformApi({
+    settings: config.api,
+    pool,
+    redis,
+    prefix,
+    registry: new WorkflowRegistry(ALL_WORKFLOWS),
+    logger: createLogger({ level: "error" }),
+    readiness: {},
+    health: { draining: false },
+    metrics: createMetrics("api"),
+    admission: { maxPoolWaiting: 1, maxEventLoopLagMs: 500, retryAfterSeconds: 2 },
+    eventLoopLagMs: () => lag,
+  });
+  closeApi = api.close;
+  key = (
+    await issueApiKey(api.keys, {
+      orgId: "adm",
+      role: "operator",
+      name: "adm-operator",
+      subject: "operator@adm",
+    })
+  ).key;
+  server = api.app.listen(0);
+  await new Promise((resolve) => server.once("listening", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server?.close();
+  await closeApi?.();
+  await pool?.end();
+  await deleteRedisPrefix(prefix, redis).catch(() => undefined);
+  redis?.disconnect();
+  await db?.drop();
+});
+
+const list = () => fetch(`${base}/v1/executions`, { headers: { authorization: `Bearer ${key}` } });
+
+describe("admission control", () => {
+  it("refuses with 503 + Retry-After while a request waits for the pool, and serves it afterwards", async () => {
+    expect((await list()).status).toBe(200);
+    const held = await pool.connect();
+    // Up to the bound, requests queue for the connection; past it they are refused.
+    const waiting = [list()];
+    await eventually("one request waiting for the connection", () => pool.waitingCount === 1);
+    waiting.push(list());
+    await eventually("two requests waiting for the connection", () => pool.waitingCount === 2);
+    const refused = await list();
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("2");
+    expect(refused.headers.get("content-type")).toContain("application/problem+json");
+    expect(await refused.json()).toMatchObject({ status: 503, code: "OVERLOADED", reason: "pool_queue" });
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(sampleValue(metrics, "tenor_api_admission_refusals_total", { reason: "pool_queue" })).toBe(1);
+    expect((await fetch(`${base}/livez`)).status).toBe(200);
+    held.release();
+    expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([200, 200]);
+    expect((await list()).status).toBe(200);
+  });
+
+  it("refuses while the event loop lags past the bound", async () => {
+    lag = 501;
+    const refused = await list();
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: "OVERLOADED", reason: "event_loop_lag" });
+    lag = 500;
+    expect((await list()).status).toBe(200);
+  });
+});

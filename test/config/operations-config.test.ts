@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../src/config/index.js";
+
+/** Configuration keys of the operations surface: pool size, HTTP timeouts, admission, startup. */
+
+const base = {
+  DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tenor",
+  REDIS_URL: "redis://127.0.0.1:6379",
+};
+
+function issuesOf(env: Record<string, string>, yaml = ""): string[] {
+  try {
+    loadConfig({ env: { ...base, TENOR_CONFIG: "/etc/tenor.yaml", ...env }, readFile: () => yaml });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).issues.map((i) => `${i.key} = ${String(i.value)}: ${i.rule}`);
+  }
+  return [];
+}
+
+describe("database.poolMax", () => {
+  it("defaults to 20 and is set by TENOR_DATABASE_POOL_MAX", () => {
+    expect(loadConfig({ env: base }).database.poolMax).toBe(20);
+    expect(loadConfig({ env: { ...base, TENOR_DATABASE_POOL_MAX: "7" } }).database.poolMax).toBe(7);
+  });
+
+  it("refuses zero, naming the key, the variable, the value and the rule", () => {
+    expect(issuesOf({ TENOR_DATABASE_POOL_MAX: "0" })).toEqual([
+      "database.poolMax (TENOR_DATABASE_POOL_MAX) = 0: 1 ≤ v ≤ 1000",
+    ]);
+  });
+});
+
+describe("shutdown and startup", () => {
+  it("defaults to no readiness delay and a 60 s relaunch budget", () => {
+    const config = loadConfig({ env: base });
+    expect(config.shutdown).toEqual({ graceMs: 10_000, readinessDelayMs: 0 });
+    expect(config.startup).toEqual({ relaunchBudgetMs: 60_000, initialDelayMs: 500, maxDelayMs: 10_000 });
+    expect(
+      loadConfig({ env: { ...base, TENOR_STARTUP_RELAUNCH_BUDGET_MS: "0" } }).startup.relaunchBudgetMs,
+    ).toBe(0);
+  });
+
+  it("refuses a readiness delay that would eat the whole grace period", () => {
+    expect(issuesOf({}, "shutdown: { graceMs: 1000, readinessDelayMs: 1000 }\n")).toEqual([
+      "shutdown.readinessDelayMs = 1000: must be < shutdown.graceMs (1000)",
+    ]);
+  });
+});
+
+describe("api.admission", () => {
+  it("defaults to bounds that refuse only past saturation", () => {
+    expect(loadConfig({ env: base }).api.admission).toEqual({
+      maxPoolWaiting: 32,
+      maxEventLoopLagMs: 500,
+      retryAfterSeconds: 1,
+    });
+  });
+
+  it("refuses a Retry-After of zero", () => {
+    expect(issuesOf({}, "api:\n  admission: { retryAfterSeconds: 0 }\n")).toEqual([
+      "api.admission.retryAfterSeconds = 0: must be ≥ 1",
+    ]);
+  });
+});

@@ -1,0 +1,251 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { beforeAll, describe, expect, it } from "vitest";
+import { parse, parseAllDocuments, stringify } from "yaml";
+import { loadConfig } from "../../src/config/index.js";
+import { helmBinary } from "../support/helm-binary.js";
+import { CHART_ROLES, type ChartValues, connectionBudget } from "./capacity-rule.js";
+
+/**
+ * helm/tenor rendered by the real Helm binary: lint, default and production-like values, the
+ * schema refusing unknown keys, the capacity gate refusing an over-committed release (and agreeing
+ * with capacity-rule.ts on every file), and the contracts of the rendered manifests.
+ */
+
+const run = promisify(execFile);
+const root = new URL("../../", import.meta.url).pathname;
+const chart = join(root, "helm/tenor");
+const productionValues = join(chart, "ci/production-values.yaml");
+const overcommittedValues = join(root, "test/deploy/fixtures/helm-overcommitted-values.yaml");
+const scratch = mkdtempSync(join(tmpdir(), "tenor-helm-"));
+let helm: string;
+
+// biome-ignore lint/suspicious/noExplicitAny: rendered Kubernetes objects are checked field by field
+type Manifest = Record<string, any>;
+
+beforeAll(() => {
+  helm = helmBinary();
+});
+
+async function helmRun(args: string[]): Promise<{ ok: boolean; out: string }> {
+  try {
+    const { stdout } = await run(helm, args, { maxBuffer: 16 * 1024 * 1024 });
+    return { ok: true, out: stdout };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    return { ok: false, out: `${e.stdout ?? ""}${e.stderr ?? ""}` };
+  }
+}
+
+async function render(...valueFiles: string[]): Promise<Manifest[]> {
+  const result = await helmRun(["template", "rel", chart, ...valueFiles.flatMap((f) => ["-f", f])]);
+  if (!result.ok) throw new Error(result.out);
+  return parseAllDocuments(result.out)
+    .map((doc) => doc.toJS() as Manifest | null)
+    .filter((m): m is Manifest => m !== null);
+}
+
+/** A values file with `edit` applied over the chart's defaults merged with `base` files. */
+function valuesFile(
+  name: string,
+  edit: (values: ChartValues & Record<string, unknown>) => void,
+  ...base: string[]
+) {
+  const values = parse(readFileSync(join(chart, "values.yaml"), "utf8"));
+  for (const file of base) deepMerge(values, parse(readFileSync(file, "utf8")));
+  edit(values);
+  const path = join(scratch, `${name}.yaml`);
+  writeFileSync(path, stringify(values));
+  return path;
+}
+
+function deepMerge(target: Record<string, unknown>, source: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(source)) {
+    const current = target[key];
+    if (
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value) &&
+      typeof current === "object" &&
+      current !== null
+    ) {
+      deepMerge(current as Record<string, unknown>, value as Record<string, unknown>);
+    } else target[key] = value;
+  }
+}
+
+const byKind = (manifests: Manifest[], kind: string) => manifests.filter((m) => m.kind === kind);
+const envOf = (container: Manifest): Manifest =>
+  Object.fromEntries(
+    (container.env as { name: string; value?: string; valueFrom?: unknown }[]).map((e) => [e.name, e]),
+  );
+
+describe("helm/tenor", () => {
+  it("passes helm lint with default and production-like values", async () => {
+    const lint = await helmRun(["lint", chart, "--strict"]);
+    expect(lint.out).toContain("0 chart(s) failed");
+    const production = await helmRun(["lint", chart, "--strict", "-f", productionValues]);
+    expect(production.out).toContain("0 chart(s) failed");
+  });
+
+  it("renders one Deployment per role with its role, probes, secrets, pool and termination bound", async () => {
+    for (const files of [[], [productionValues]]) {
+      const manifests = await render(...files);
+      const values = parse(readFileSync(files[0] ?? join(chart, "values.yaml"), "utf8"));
+      const deployments = byKind(manifests, "Deployment");
+      expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+        "rel-tenor-api",
+        "rel-tenor-indexer",
+        "rel-tenor-runner",
+      ]);
+      const graceMs = values.shutdown.graceMs as number;
+      for (const role of CHART_ROLES) {
+        const roleValues = values[`${role}Deployment`];
+        const d = deployments.find((m) => m.metadata.name === `rel-tenor-${role}`)!;
+        expect(d.spec.replicas).toBe(roleValues.replicaCount);
+        const pod = d.spec.template.spec;
+        expect(pod.securityContext.runAsNonRoot).toBe(true);
+        const [container] = pod.containers;
+        const env = envOf(container);
+        expect(env.DAPI_ROLE.value).toBe(role);
+        expect(env.TENOR_DATABASE_POOL_MAX.value).toBe(String(roleValues.poolMax));
+        expect(env.DATABASE_URL.valueFrom.secretKeyRef.name).toBe(values.secrets.existingSecret);
+        expect(env.REDIS_URL.valueFrom.secretKeyRef.name).toBe(values.secrets.existingSecret);
+        expect(container.readinessProbe.httpGet.path).toBe("/readyz");
+        expect(container.livenessProbe.httpGet.path).toBe("/livez");
+        expect(container.ports[0].containerPort).toBe(roleValues.port);
+        expect(container.lifecycle.preStop.exec.command[0]).toBe("sleep");
+        // SIGKILL must not cut the drain short: preStop, then the whole grace period, fit.
+        const preStop = Number(container.lifecycle.preStop.exec.command[1]);
+        expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStop * 1000 + graceMs);
+        expect(Boolean(container.envFrom)).toBe(role === "runner" && values.secrets.signerKeysSecret !== "");
+      }
+    }
+  });
+
+  it("writes a ConfigMap the roles' own config loader accepts, with the chart's grace period", async () => {
+    const manifests = await render(productionValues);
+    const [configMap] = byKind(manifests, "ConfigMap");
+    const deployment = byKind(manifests, "Deployment").find((d) => d.metadata.name === "rel-tenor-runner")!;
+    const container = deployment.spec.template.spec.containers[0];
+    const env = envOf(container);
+    const mount = container.volumeMounts.find((m: { name: string }) => m.name === "config");
+    expect(env.TENOR_CONFIG.value).toBe(`${mount.mountPath}/tenor.yaml`);
+    const config = loadConfig({
+      env: {
+        DATABASE_URL: "postgresql://tenor@db:5432/tenor",
+        REDIS_URL: "redis://redis:6379",
+        TENOR_CONFIG: env.TENOR_CONFIG.value,
+        TENOR_DATABASE_POOL_MAX: env.TENOR_DATABASE_POOL_MAX.value,
+        TENOR_RUNNER_HEALTH_PORT: env.TENOR_RUNNER_HEALTH_PORT.value,
+      },
+      readFile: () => configMap!.data["tenor.yaml"],
+    });
+    expect(config.shutdown.graceMs).toBe(25_000);
+    expect(config.durable.runnerConcurrency).toBe(200);
+    expect(config.database.poolMax).toBe(20);
+    expect(config.runner.healthPort).toBe(3001);
+  });
+
+  it("runs migrations in a pre-install/pre-upgrade Job from compiled code, with the connection Secret", async () => {
+    const manifests = await render();
+    const [job] = byKind(manifests, "Job");
+    expect(job!.metadata.annotations!["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
+    expect(job!.metadata.annotations!["helm.sh/hook-weight"]).toBe("0");
+    const container = job!.spec.template.spec.containers[0];
+    expect(container.command).toEqual(["node", "dist/scripts/db/migrate.js"]);
+    expect(envOf(container).DATABASE_URL.valueFrom.secretKeyRef.name).toBe("tenor-connections");
+    expect(job!.spec.template.spec.restartPolicy).toBe("Never");
+  });
+
+  it("renders a created Secret as an earlier hook than the migration Job", async () => {
+    const file = valuesFile("created-secret", (v) => {
+      Object.assign(v.secrets as object, {
+        create: true,
+        databaseUrl: "postgresql://u@db/t",
+        redisUrl: "redis://r:6379",
+      });
+    });
+    const [secret] = byKind(await render(file), "Secret");
+    expect(secret!.metadata.annotations!["helm.sh/hook"]).toBe("pre-install,pre-upgrade");
+    expect(Number(secret!.metadata.annotations!["helm.sh/hook-weight"])).toBeLessThan(0);
+  });
+
+  it("gives every role a PodDisruptionBudget and a Service that select its pods", async () => {
+    const manifests = await render();
+    for (const role of CHART_ROLES) {
+      const pods = byKind(manifests, "Deployment").find((d) => d.metadata.name === `rel-tenor-${role}`)!.spec
+        .template.metadata.labels;
+      const pdb = byKind(manifests, "PodDisruptionBudget").find(
+        (m) => m.metadata.name === `rel-tenor-${role}`,
+      )!;
+      expect(pdb.spec.selector.matchLabels).toEqual(pods);
+      const service = byKind(manifests, "Service").find((m) => m.metadata.name === `rel-tenor-${role}`)!;
+      expect(service.spec.selector).toEqual(pods);
+    }
+  });
+
+  it("renders the ServiceMonitor only when enabled, scraping /metrics", async () => {
+    expect(byKind(await render(), "ServiceMonitor")).toEqual([]);
+    const [monitor] = byKind(await render(productionValues), "ServiceMonitor");
+    expect(monitor!.spec.endpoints[0].path).toBe("/metrics");
+    expect(monitor!.metadata.labels.release).toBe("prometheus");
+  });
+
+  it("refuses unknown keys and keys the chart sets itself (values.schema.json)", async () => {
+    const typo = valuesFile("typo", (v) => {
+      (v.runnerDeployment as unknown as Record<string, unknown>).replicas = 3;
+    });
+    const result = await helmRun(["template", "rel", chart, "-f", typo]);
+    expect(result.ok).toBe(false);
+    expect(result.out).toContain("Additional property replicas is not allowed");
+    const duplicated = valuesFile("duplicated", (v) => {
+      (v.config as Record<string, unknown>).shutdown = { graceMs: 1 };
+    });
+    expect((await helmRun(["template", "rel", chart, "-f", duplicated])).ok).toBe(false);
+  });
+
+  it("the capacity gate refuses an over-committed release, naming the numbers", async () => {
+    const result = await helmRun(["template", "rel", chart, "-f", overcommittedValues]);
+    expect(result.ok).toBe(false);
+    expect(result.out).toContain("capacity gate: roles need 462 PostgreSQL connections");
+    expect(result.out).toContain("allows 190");
+  });
+
+  it("agrees with capacity-rule.ts on every values file, at the boundary too", async () => {
+    const atLimit = (extra: number) =>
+      valuesFile(
+        `limit-${extra}`,
+        (v) => {
+          const { needed } = connectionBudget(v);
+          v.postgresql.maxConnections = needed + v.postgresql.headroomConnections - extra;
+        },
+        productionValues,
+      );
+    const cases = [
+      [join(chart, "values.yaml")],
+      [productionValues],
+      [overcommittedValues],
+      [atLimit(0)],
+      [atLimit(1)],
+    ];
+    const verdicts = await Promise.all(
+      cases.map(async ([file]) => {
+        const values = valuesFile(`case-${cases.findIndex((c) => c[0] === file)}`, () => undefined, file!);
+        const expected = connectionBudget(parse(readFileSync(values, "utf8"))).fits;
+        const rendered = (await helmRun(["template", "rel", chart, "-f", values])).ok;
+        return [expected, rendered];
+      }),
+    );
+    expect(verdicts).toEqual([
+      [true, true],
+      [true, true],
+      [false, false],
+      [true, true],
+      [false, false],
+    ]);
+  });
+});
