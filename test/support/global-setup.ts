@@ -1,5 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
 import { quoteIdentifier } from "../../src/store/migrations/database-url.js";
@@ -7,16 +8,33 @@ import { withMaintenanceClient } from "../../src/store/migrations/ensure-databas
 import { applyMigrations, redactDatabaseUrl, withDatabase } from "../../src/store/migrations/index.js";
 
 /**
- * Global setup of the `integration` Vitest project: builds `tenor_test_template`, a database
- * migrated with prisma/migrations, once per run, and provides it to test files, which clone it
- * per file (test/support/database.ts) in milliseconds instead of migrating.
+ * Global setup of the `integration` Vitest project: builds `tenor_test_template_<hash>`, a
+ * database migrated with prisma/migrations, and provides it to test files, which clone it per file
+ * (test/support/database.ts) in milliseconds instead of migrating. The name carries a hash of the
+ * migrations, so runs of different checkouts on one server (branches with other migrations) never
+ * clone each other's schema, and a run whose template already exists reuses it.
  *
  * Prerequisite: the Prisma client is generated (`npm run db:generate`, which the test scripts run
  * first). This setup fails fast when it is missing rather than generating it behind the run's back.
  */
 
-/** Name of the migrated template every test database is cloned from. */
-export const TEMPLATE_DATABASE = "tenor_test_template";
+const MIGRATIONS_DIRECTORY = fileURLToPath(new URL("../../prisma/migrations", import.meta.url));
+
+/** Name of the migrated template every test database is cloned from: one per set of migrations. */
+export const TEMPLATE_DATABASE = `tenor_test_template_${migrationsHash()}`;
+
+/** SHA-256 (first 12 hex digits) of every migration's path and SQL, in order. */
+function migrationsHash(): string {
+  const hash = createHash("sha256");
+  for (const entry of readdirSync(MIGRATIONS_DIRECTORY, { withFileTypes: true }).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  )) {
+    if (!entry.isDirectory()) continue;
+    const file = path.join(MIGRATIONS_DIRECTORY, entry.name, "migration.sql");
+    hash.update(entry.name).update("\0").update(readFileSync(file)).update("\0");
+  }
+  return hash.digest("hex").slice(0, 12);
+}
 
 /** Server used when TEST_DATABASE_URL is unset: the local test machine's PostgreSQL. Tests only. */
 const DEFAULT_TEST_DATABASE_URL = "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -43,9 +61,18 @@ export default async function setup(project: TestProject): Promise<void> {
     );
   }
   const serverUrl = process.env.TEST_DATABASE_URL ?? DEFAULT_TEST_DATABASE_URL;
-  await rebuildTemplate(serverUrl);
+  if (!(await templateExists(serverUrl))) await rebuildTemplate(serverUrl);
   project.provide("tenorTestServerUrl", serverUrl);
   project.provide("tenorTemplateDatabase", TEMPLATE_DATABASE);
+}
+
+async function templateExists(serverUrl: string): Promise<boolean> {
+  return withMaintenanceClient(serverUrl, async (client) => {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [
+      TEMPLATE_DATABASE,
+    ]);
+    return rowCount === 1;
+  });
 }
 
 /**
