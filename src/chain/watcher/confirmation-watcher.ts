@@ -114,4 +114,3 @@ async function receiptOf(client: PublicClient, hash: Hex) {
     throw error;
   }
 }
-
