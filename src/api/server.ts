@@ -4,6 +4,7 @@ import { handleHealthRequest } from "../observability/health-server.js";
 import { bullBoardRouter } from "./admin/bull-board.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
+import { chainsRouter } from "./chains/router.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { platformRouter } from "./platform/platform-status.js";
@@ -38,6 +39,7 @@ export function createApiApp(deps: ApiDeps): Express {
   app.use(executionsRouter(deps));
   app.use(approvalsRouter(deps));
   app.use(platformRouter(deps));
+  app.use(chainsRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));
   return app;

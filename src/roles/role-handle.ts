@@ -1,4 +1,5 @@
 import type { TenorConfig } from "../config/schema.js";
+import type { SecretReadOptions } from "../config/secret.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { Dependencies } from "./dependencies.js";
@@ -10,6 +11,8 @@ export interface RoleContext {
   deps: Dependencies;
   health: HealthState;
   readiness: Record<string, ReadinessCheck>;
+  /** Where configured secrets (signer keys) are read from: the process environment and files. */
+  secrets: SecretReadOptions;
 }
 
 /** A started role: `stop` releases everything it holds; persisted work stays for another replica. */

@@ -65,6 +65,7 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
       deps,
       health,
       readiness,
+      secrets: { env: io.env },
     });
   } catch (error) {
     const failure = toTenorError(error);

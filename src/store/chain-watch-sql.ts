@@ -33,3 +33,11 @@ export async function listChainWaits(
   }>(CHAIN_WAITS_SQL, [workflow, chainId, limit]);
   return rows.map((r) => ({ executionId: r.id, kind: r.kind, details: r.details ?? {} }));
 }
+
+/** The organisation an execution belongs to (set at start from the caller's key), or null. */
+export async function executionOrg(pool: Pool, executionId: string): Promise<string | null> {
+  const { rows } = await pool.query<{ org_id: string }>("SELECT org_id FROM executions WHERE id = $1", [
+    executionId,
+  ]);
+  return rows[0]?.org_id ?? null;
+}

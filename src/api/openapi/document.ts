@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
+import { registerChainsOpenApi } from "../chains/openapi.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { problem } from "./common.js";
@@ -85,6 +86,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerExecutionsOpenApi(registry, workflows);
   registerApprovalsOpenApi(registry);
   registerPlatformOpenApi(registry);
+  registerChainsOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },

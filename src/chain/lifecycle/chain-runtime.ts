@@ -17,6 +17,8 @@ export interface ChainRuntime {
   chains: ChainClients;
   signers: SignerRegistry;
   reserveNonce: NonceReserver;
+  /** The organisation an execution was started for (from the caller's key, never from input). */
+  executionOrg: (executionId: string) => Promise<string | null>;
 }
 
 let bound: ChainRuntime | undefined;

@@ -42,9 +42,20 @@ export const chainTransaction = defineWorkflow({
   async run(ctx, input) {
     const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
     ctx.progress({ milestone: 1, stage: "accepted" });
-    const plan = await ctx.step("plan", () => {
+    const plan = await ctx.step("plan", async () => {
       chainRuntime().chains.get(input.chainId);
-      const signer = chainRuntime().signers.forOrg(input.orgId, input.signerId);
+      // Signer access follows the execution's organisation, which only the platform sets.
+      const orgId = await chainRuntime().executionOrg(ctx.executionId);
+      if (orgId !== input.orgId) {
+        throw new TenorError(
+          CHAIN_ERRORS.SIGNER_UNKNOWN,
+          `the request names organisation ${input.orgId}, not this execution's`,
+          {
+            details: { signer: input.signerId },
+          },
+        );
+      }
+      const signer = chainRuntime().signers.forOrg(orgId, input.signerId);
       return { kind: signer.kind, from: signer.address };
     });
     // Computed once here, at construction; every attempt carries exactly these bytes.

@@ -14,6 +14,7 @@ import { Secret } from "../../../src/config/secret.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
+import { executionOrg } from "../../../src/store/chain-watch-sql.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
 import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";
 import {
@@ -116,6 +117,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     chains,
     signers: new SignerRegistry(signers),
     reserveNonce: entityNonceReserver(entities),
+    executionOrg: (id) => executionOrg(engine.pool, id),
   });
   const watcher = startConfirmationWatcher({
     pool: engine.pool,
