@@ -41,6 +41,8 @@ export const ANVIL_KEYS = [
 export interface AnvilOptions {
   /** Mine a block per transaction (anvil's default). Off: blocks only on `mine()`. */
   automine?: boolean;
+  /** Interval mining: a block every this many seconds (with automine it also mines per transaction). */
+  blockTimeSeconds?: number;
   /** Chain id; default 31337. */
   chainId?: number;
 }
@@ -63,6 +65,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
   const chainId = options.chainId ?? 31337;
   const args = ["--host", "127.0.0.1", "--port", String(port), "--chain-id", String(chainId)];
   if (options.automine === false) args.push("--no-mining");
+  if (options.blockTimeSeconds !== undefined) args.push("--block-time", String(options.blockTimeSeconds));
   const node = spawnProcess(`anvil:${port}`, anvilBinary(), args);
   await node.waitFor(/Listening on/, 20_000);
   const url = `http://127.0.0.1:${port}`;

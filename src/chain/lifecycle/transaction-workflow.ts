@@ -118,7 +118,7 @@ async function runLocalTransaction(
     ctx.progress({ milestone: 2, stage: "submitted", nonce, hash: s.hash, attempts: attempts.length });
   };
   await sign({ maxFeePerGas: est.maxFeePerGas, maxPriorityFeePerGas: est.maxPriorityFeePerGas });
-  const { fees: feeRules } = node().config;
+  const feeRules = await ctx.step("fee.rules", () => ({ ...node().config.fees }));
   let attention: { code: string; reason: string } | undefined;
   for (let round = 0; ; round++) {
     const canBump = attention === undefined;
