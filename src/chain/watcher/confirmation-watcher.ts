@@ -11,6 +11,9 @@ import type { ChainClients, ChainHandle } from "../rpc-clients.js";
 /** Most waiting executions one tick looks at per chain. */
 const BATCH = 500;
 
+/** Waiting executions examined at once within one tick. */
+const PARALLEL = 16;
+
 export interface ConfirmationWatcherOptions {
   pool: Pool;
   /** Delivers the watcher's findings as signals (idempotent by key, so a repeated tick is harmless). */
@@ -59,9 +62,9 @@ export async function watchOnce(options: ConfirmationWatcherOptions, chain: Chai
       ? (await chain.public.getBlock({ blockTag: "finalized" })).number
       : null;
   let delivered = 0;
-  for (const wait of waits) {
+  const visit = async (wait: ChainWait) => {
     const finding = await examine(chain.public, wait, { head, finalized, depth: depthOf(chain) });
-    if (!finding) continue;
+    if (!finding) return;
     const signal = String(wait.details.signal);
     await options.executions
       .signal(wait.executionId, signal, finding, { idempotencyKey: `${wait.executionId}:${signal}` })
@@ -72,6 +75,10 @@ export async function watchOnce(options: ConfirmationWatcherOptions, chain: Chai
           error: error.message,
         }),
       );
+  };
+  // A few executions at a time: one slow receipt read does not hold up the rest of the tick.
+  for (let i = 0; i < waits.length; i += PARALLEL) {
+    await Promise.all(waits.slice(i, i + PARALLEL).map(visit));
   }
   return delivered;
 }
