@@ -7,7 +7,7 @@ import { compileContracts, renderArtifactsModule, SOLC_VERSION } from "./compile
 /**
  * `npm run contracts:build`: compiles contracts/*.sol into src/chain/contracts/artifacts.ts (ABI +
  * creation bytecode), which is checked in so tests and CI need no compile step.
- * test/chain/contract-artifacts.test.ts fails when it is stale.
+ * test/chain/contract-artifacts.int.test.ts fails when it is stale.
  */
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const target = path.join(root, "src/chain/contracts/artifacts.ts");
