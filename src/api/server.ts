@@ -9,6 +9,7 @@ import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
+import { chainsRouter } from "./chains/router.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { platformRouter } from "./platform/platform-status.js";
@@ -75,6 +76,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(approvalsRouter(deps));
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));
+  app.use(chainsRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));
   return { app, close: board.close };

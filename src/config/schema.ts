@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chainsSchema, signersSchema } from "./chains-schema.js";
 
 /**
  * The configuration schema: the single place where keys, defaults, units and rules live.
@@ -343,6 +344,9 @@ export const configSchema = z
       })
       .strict()
       .default({ blockchainHealthCollector: { intervalSeconds: 60 }, rollups: { intervalSeconds: 300 } }),
+    /** Chains Tenor writes to, and the signers that sign for them (src/config/chains-schema.ts). */
+    chains: chainsSchema,
+    signers: signersSchema,
   })
   .strict();
 

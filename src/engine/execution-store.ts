@@ -45,6 +45,8 @@ export const WAIT_KINDS = [
   "recovery",
   "fix",
   "key",
+  "funding",
+  "confirmation",
 ] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 

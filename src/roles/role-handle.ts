@@ -1,4 +1,5 @@
 import type { TenorConfig } from "../config/schema.js";
+import type { SecretReadOptions } from "../config/secret.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
@@ -13,6 +14,8 @@ export interface RoleContext {
   readiness: Record<string, ReadinessCheck>;
   /** The process's Prometheus registry, served at /metrics on the role's health port. */
   metrics: TenorMetrics;
+  /** Where configured secrets (signer keys) are read from: the process environment and files. */
+  secrets: SecretReadOptions;
 }
 
 /** A started role: `stop` releases everything it holds; persisted work stays for another replica. */

@@ -70,6 +70,7 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
       health,
       readiness,
       metrics,
+      secrets: { env: io.env },
     });
   };
   const cleanup = async () => {

@@ -1,10 +1,13 @@
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../../flows/index.js";
+import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
 import { CHAIN_ENTITIES } from "../chain/nonce-entity.js";
 import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
+import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { assertNoEviction } from "../runtime/redis-connection.js";
 import { startRunnerRuntime } from "../runtime/runner-runtime.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
@@ -20,6 +23,29 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
   const entities = new EntityRegistry(CHAIN_ENTITIES);
   entities.assertAllDeclaredRegistered();
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
+  // The chain boundary: nonces through the entity, watcher findings delivered as signals.
+  const entityClient = new EntityClient({
+    pool: ctx.deps.pool,
+    redis: ctx.deps.redis,
+    prefix: ctx.config.redisPrefix,
+    registry: entities,
+    logger: ctx.logger,
+  });
+  const executions = createExecutionClient({
+    pool: ctx.deps.pool,
+    redis: ctx.deps.redis,
+    prefix: ctx.config.redisPrefix,
+    registry,
+    logger: ctx.logger,
+  });
+  const chain = createRunnerChainRuntime({
+    config: ctx.config,
+    secrets: ctx.secrets,
+    pool: ctx.deps.pool,
+    entities: entityClient,
+    executions: executions.client,
+    logger: ctx.logger,
+  });
   const runtime = await startRunnerRuntime({
     config: ctx.config,
     registry,
@@ -32,17 +58,26 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.
-  const shards = await stopOnFailure(runtime, () =>
+  const started = {
+    async stop() {
+      await chain.stop();
+      await runtime.stop();
+      await executions.close();
+      await entityClient.close();
+    },
+  };
+  const shards = await stopOnFailure(started, () =>
     startRoleShardOwner({
       config: ctx.config,
       deps: ctx.deps,
       domain: "runner",
       logger: ctx.logger,
       onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "runner" }, owned.length),
+      work: chain.shardWork,
     }),
   );
   const { server } = await stopOnFailure(
-    { stop: async () => void (await Promise.allSettled([shards.stop(), runtime.stop()])) },
+    { stop: async () => void (await Promise.allSettled([shards.stop(), started.stop()])) },
     () =>
       startHealthServer({
         port: ctx.config.runner.healthPort,
@@ -58,7 +93,7 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
   return {
     async stop() {
       await shards.stop();
-      await runtime.stop();
+      await started.stop();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

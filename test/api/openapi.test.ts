@@ -29,6 +29,7 @@ describe("openapi.json", () => {
         "/v1/executions/{id}/cancel",
         "/v1/executions/{id}/signals/{name}",
         "/v1/executions/{id}/steps",
+        "/v1/chains/{chainId}/transactions",
         "/v1/platform/status",
         "/v1/audit",
         ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),

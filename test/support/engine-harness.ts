@@ -8,6 +8,8 @@ import type { ExecutionClient, ExecutionView } from "../../src/engine/execution-
 import type { ExecutionStatus } from "../../src/engine/execution-store.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import type { AnyWorkflow } from "../../src/engine/workflow.js";
+import type { AnyEntity } from "../../src/keyed/entity.js";
+import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/runtime/create-execution-client.js";
 import { createRedisConnection } from "../../src/runtime/redis-connection.js";
@@ -34,6 +36,8 @@ export interface EngineHarnessOptions {
   hooks?: EngineHooks;
   /** Every activity the test file defines, worked on by the runtime on their own queues. */
   activities?: readonly AnyActivity[];
+  /** Keyed entities the runtime handles (the nonce entity, ...). */
+  entities?: readonly AnyEntity[];
 }
 
 /**
@@ -121,6 +125,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       producerRedis,
       ...(options.hooks ? { hooks: options.hooks } : {}),
       activities: new ActivityRegistry(options.activities ?? []),
+      ...(options.entities ? { entities: new EntityRegistry(options.entities) } : {}),
     });
   let runtime = await startRuntime();
   const clientSide = createExecutionClient({ pool, redis: producerRedis, prefix, registry, logger });

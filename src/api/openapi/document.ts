@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
 import { registerAuditOpenApi } from "../audit/routes.js";
+import { registerChainsOpenApi } from "../chains/openapi.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { problem } from "./common.js";
@@ -123,6 +124,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerApprovalsOpenApi(registry);
   registerPlatformOpenApi(registry);
   registerAuditOpenApi(registry);
+  registerChainsOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },

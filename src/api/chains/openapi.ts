@@ -1,0 +1,41 @@
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { z } from "zod";
+import { ExecutionSchema } from "../executions/schemas.js";
+import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import { ChainIdParams, TransactionBody } from "./schemas.js";
+
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+export function registerChainsOpenApi(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: "post",
+    path: "/v1/chains/{chainId}/transactions",
+    operationId: "startChainTransaction",
+    tags: ["chains"],
+    summary: "Start an on-chain write through the transaction lifecycle",
+    description:
+      "Starts `chain.transaction` for the key's organisation (never the body's). `valueWei` and `gasLimit` are " +
+      "decimal integer strings. The status resource's `progress.milestone` is 1 accepted, 2 signed and " +
+      "submitted (with `hash` and `nonce`), 3 receipt or finality met; a wait of kind `funding` carries the " +
+      "destination, required amount and deadline; the result's `verdict` is `confirmed` or `reverted`, and " +
+      "failures carry `details.verdict` `rejected` or `expired` (e.g. GAS_REQUIRED naming the shortfall). " +
+      `Optional \`Idempotency-Key\` as for executions. ${rolesNote("start")}`,
+    request: {
+      params: ChainIdParams,
+      headers: z.object({ "idempotency-key": z.string().optional() }),
+      body: { required: true, content: json(TransactionBody) },
+    },
+    responses: {
+      202: {
+        description: "Accepted; `Location` names the status resource.",
+        headers: { Location: { schema: { type: "string" }, description: "`/v1/executions/{id}`" } },
+        content: json(ExecutionSchema),
+      },
+      400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`)."),
+      ...authProblems("start"),
+      413: problem("PAYLOAD_TOO_LARGE."),
+      415: problem("UNSUPPORTED_MEDIA_TYPE."),
+      422: problem("IDEMPOTENCY_KEY_REUSED."),
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import { Router } from "express";
+import type { ApiDeps } from "../api-deps.js";
+import { guard } from "../auth/authenticate.js";
+import { handler, jsonBody } from "../http.js";
+import { startTransaction } from "./transaction-route.js";
+
+/** The chains module: on-chain writes through the transaction lifecycle (docs/chains.md). */
+export function chainsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  router.post(
+    "/v1/chains/:chainId/transactions",
+    ...guard(deps.keys, "start"),
+    ...jsonBody(deps.settings.bodyLimitBytes),
+    handler(startTransaction(deps)),
+  );
+  return router;
+}

@@ -1,0 +1,59 @@
+import type { Pool } from "pg";
+import type { TenorConfig } from "../config/schema.js";
+import type { SecretReadOptions } from "../config/secret.js";
+import type { ExecutionClient } from "../engine/execution-client.js";
+import type { EntityClient } from "../keyed/entity-client.js";
+import type { Logger } from "../observability/logger.js";
+import { shardOf } from "../ownership/shard-map.js";
+import type { ShardWork } from "../ownership/shard-owner.js";
+import { executionOrg } from "../store/chain-watch-sql.js";
+import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { ChainClients } from "./rpc-clients.js";
+import { SignerRegistry } from "./signers/signer-registry.js";
+import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
+
+/**
+ * The runner's chain boundary: clients per configured chain, the signers (secrets read here), the
+ * lifecycle's runtime binding, and the confirmation watcher on the shards this replica owns
+ * (`shardWork` goes to the runner's shard owner).
+ */
+export function createRunnerChainRuntime(options: {
+  config: TenorConfig;
+  secrets: SecretReadOptions;
+  pool: Pool;
+  entities: EntityClient;
+  executions: Pick<ExecutionClient, "signal">;
+  logger: Logger;
+}): { shardWork: ShardWork; stop(): Promise<void> } {
+  const chains = new ChainClients(options.config);
+  const signers = SignerRegistry.fromConfig(options.config, options.secrets);
+  const unbind = bindChainRuntime({
+    chains,
+    signers,
+    reserveNonce: entityNonceReserver(options.entities),
+    executionOrg: (id) => executionOrg(options.pool, id),
+  });
+  const owned = new Set<number>();
+  const shardCount = options.config.durable.sharding.shardCount;
+  const watcher = startConfirmationWatcher({
+    pool: options.pool,
+    executions: options.executions,
+    chains,
+    owns: (executionId) => owned.has(shardOf(executionId, shardCount)),
+    logger: options.logger.child({ component: "runner" }),
+  });
+  return {
+    shardWork: {
+      start(lease) {
+        owned.add(lease.shard);
+      },
+      stop(shard) {
+        owned.delete(shard);
+      },
+    },
+    async stop() {
+      await watcher.stop();
+      unbind();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const HEX = /^0x([0-9a-fA-F]{2})*$/;
+const HASH = /^0x[0-9a-fA-F]{64}$/;
+/** A decimal integer string (the API's wei grammar): no sign, no leading zeros, no exponent. */
+const INTEGER_TEXT = /^(0|[1-9][0-9]*)$/;
+
+export const address = z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address");
+export const txHash = z
+  .string()
+  .regex(HASH, "must be a 0x-prefixed 32-byte hash") as z.ZodType<`0x${string}`>;
+
+/**
+ * What one on-chain write asks for: the lifecycle workflow's input. Value fields are the API's
+ * decimal strings; the steps decode them into typed values (src/values) for the chain's codecs.
+ */
+export const TransactionRequest = z.object({
+  /** Set by the platform from the caller's key, never from a request body. */
+  orgId: z.string().min(1),
+  chainId: z.number().int().positive(),
+  /** A configured signer this organisation may use. */
+  signerId: z.string().min(1),
+  to: address,
+  /** Calldata without attribution; the ERC-8021 suffix is appended by the lifecycle. */
+  data: z.string().regex(HEX, "must be 0x-prefixed hex bytes").default("0x"),
+  /** Native value in wei, a decimal integer string. */
+  valueWei: z.string().regex(INTEGER_TEXT, "must be a decimal integer string of wei").default("0"),
+  /** Gas units; estimated by the node when absent. */
+  gasLimit: z.string().regex(INTEGER_TEXT, "must be a decimal integer string").optional(),
+  /** ERC-8021 attribution codes (schema 0). */
+  attribution: z.array(z.string()).min(1).default(["tenor"]),
+  /** Wait for gas funding until this instant instead of failing with GAS_REQUIRED at once. */
+  fundingDeadline: z.iso.datetime({ offset: true }).optional(),
+  /** Gas paid from this paymaster's EntryPoint deposit (the chain's resolved EntryPoint), not the sender. */
+  paymaster: address.optional(),
+});
+export type TransactionRequest = z.infer<typeof TransactionRequest>;
+
+/** The two settled end states recorded as a result; `rejected` and `expired` end as failures. */
+export const TransactionVerdict = z.enum(["confirmed", "reverted"]);
+
+export const TransactionResult = z.object({
+  verdict: TransactionVerdict,
+  hash: txHash,
+  from: address,
+  /** The nonce Tenor reserved; null for custody signers, whose provider owns nonces. */
+  nonce: z.number().int().nullable(),
+  blockNumber: z.string(),
+  blockHash: txHash,
+  /** Signed payloads broadcast for this intent (1 + replacements). */
+  attempts: z.number().int().positive(),
+});
+export type TransactionResult = z.infer<typeof TransactionResult>;
+
+/** What the confirmation watcher signals when one of the hashes has a receipt. */
+export const InclusionSignal = z.object({
+  hash: txHash,
+  blockNumber: z.string(),
+  blockHash: txHash,
+});
+
+/** What the watcher signals once the included receipt is final, or gone in a reorg. */
+export const FinalitySignal = z.discriminatedUnion("outcome", [
+  z.object({ outcome: z.literal("final"), status: z.enum(["success", "reverted"]) }),
+  z.object({ outcome: z.literal("reorged") }),
+]);
+
+export const FundedSignal = z.object({ balanceWei: z.string() });
+
+/** The four recorded end states of a write (DESIGN §4). */
+export const END_STATES = ["confirmed", "reverted", "rejected", "expired"] as const;

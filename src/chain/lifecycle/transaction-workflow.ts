@@ -1,0 +1,287 @@
+import type { Address, Hex } from "viem";
+import { z } from "zod";
+import type { WorkflowContext } from "../../engine/context.js";
+import { BusinessError } from "../../engine/errors.js";
+import { defineWorkflow } from "../../engine/workflow.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { type ChainRef, defineChain } from "../../values/index.js";
+import { attributionSuffix, withAttribution } from "../attribution.js";
+import { CHAIN_ERRORS } from "../chain-error-codes.js";
+import { resolveEntryPoint } from "../entry-point-resolver.js";
+import type { LocalKeySigner } from "../signers/signer.js";
+import { chainRuntime } from "./chain-runtime.js";
+import { waitForFinality, waitForInclusion } from "./confirmation.js";
+import { runCustodyIntent } from "./custody-path.js";
+import { bumpFees, type Fees, feeCap } from "./fee-bump.js";
+import {
+  broadcast,
+  type Estimate,
+  estimate,
+  estimateSchema,
+  nativeFromWei,
+  parseValue,
+  payerBalance,
+  signAttempt,
+  suggestFees,
+  valueWei,
+} from "./node-steps.js";
+import { FundedSignal, TransactionRequest, TransactionResult, txHash } from "./transaction-schemas.js";
+
+/**
+ * The one workflow every on-chain write goes through (docs/chains.md). Milestones on the
+ * execution's progress: 1 accepted → 2 signed and submitted → 3 receipt / finality met. Nonces come
+ * from the keyed nonce entity; the signed bytes and their hash are journaled before broadcast, so a
+ * crash anywhere re-broadcasts the same bytes (or finds them on the node) and never signs a second
+ * payload with another nonce for one intent.
+ */
+export const chainTransaction = defineWorkflow({
+  name: "chain.transaction",
+  version: 1,
+  input: TransactionRequest,
+  output: TransactionResult,
+  async run(ctx, input) {
+    const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
+    ctx.progress({ milestone: 1, stage: "accepted" });
+    const plan = await ctx.step("plan", async () => {
+      chainRuntime().chains.get(input.chainId);
+      // Signer access follows the execution's organisation, which only the platform sets.
+      const orgId = await chainRuntime().executionOrg(ctx.executionId);
+      if (orgId !== input.orgId) {
+        throw new TenorError(
+          CHAIN_ERRORS.SIGNER_UNKNOWN,
+          `the request names organisation ${input.orgId}, not this execution's`,
+          {
+            details: { signer: input.signerId },
+          },
+        );
+      }
+      const signer = chainRuntime().signers.forOrg(orgId, input.signerId);
+      return { kind: signer.kind, from: signer.address };
+    });
+    // Computed once here, at construction; every attempt carries exactly these bytes.
+    const data = withAttribution(input.data as Hex, attributionSuffix(input.attribution));
+    if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, plan.from as Address, data);
+    return runLocalTransaction(ctx, input, chain, plan.from as Address, data);
+  },
+});
+
+type Chain = ChainRef<number>;
+
+async function runLocalTransaction(
+  ctx: WorkflowContext,
+  input: TransactionRequest,
+  chain: Chain,
+  from: Address,
+  data: Hex,
+): Promise<TransactionResult> {
+  const node = () => chainRuntime().chains.get(input.chainId);
+  const value = parseValue(chain, input.valueWei);
+  const est = (await ctx.step(
+    "estimate",
+    () =>
+      estimate(node().public, chain, {
+        from,
+        to: input.to as Address,
+        data,
+        value: valueWei(chain, value),
+        ...(input.gasLimit ? { gasLimit: input.gasLimit } : {}),
+      }),
+    { schema: estimateSchema(chain) },
+  )) as Estimate;
+  await ensureFunded(ctx, input, chain, from, est);
+  const floor = await ctx.step("nonce.floor", () =>
+    node().public.getTransactionCount({ address: from, blockTag: "pending" }),
+  );
+  const nonce = await ctx.step("nonce.reserve", () =>
+    chainRuntime().reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
+  );
+  const signer = () => chainRuntime().signers.forOrg(input.orgId, input.signerId) as LocalKeySigner;
+  const signed = SignedSchema;
+  const attempts: { hash: Hex; raw: Hex; fees: Fees }[] = [];
+  const sign = async (fees: Fees) => {
+    const i = attempts.length;
+    const s = await ctx.step(
+      `sign:${i}`,
+      () =>
+        signAttempt(signer(), chain, {
+          nonce,
+          to: input.to as Address,
+          data,
+          value: valueWei(chain, value),
+          gas: est.gas,
+          fees,
+        }),
+      { schema: signed },
+    );
+    attempts.push({ ...s, fees });
+    await ctx.step(`broadcast:${i}`, () => broadcast(node().public, s), { retry: BROADCAST_RETRY });
+    ctx.progress({ milestone: 2, stage: "submitted", nonce, hash: s.hash, attempts: attempts.length });
+  };
+  await sign({ maxFeePerGas: est.maxFeePerGas, maxPriorityFeePerGas: est.maxPriorityFeePerGas });
+  const feeRules = await ctx.step("fee.rules", () => ({ ...node().config.fees }));
+  let attention: { code: string; reason: string } | undefined;
+  for (let round = 0; ; round++) {
+    const canBump = attention === undefined;
+    const included = await waitForInclusion(
+      ctx,
+      round,
+      {
+        chainId: input.chainId,
+        hashes: attempts.map((a) => a.hash),
+        ...(attention ? { operatorAttention: attention } : {}),
+      },
+      canBump ? feeRules.stuckAfterMs : undefined,
+    );
+    if (included.timedOut) {
+      const last = attempts.at(-1) as (typeof attempts)[number];
+      const decision = await ctx.step(
+        `bump:${round}`,
+        async () => {
+          const d = bumpFees(last.fees, await suggestFees(node().public, chain), {
+            bumpPercent: feeRules.bumpPercent,
+            cap: feeCap(chain, feeRules.maxFeePerGasWei),
+          });
+          return d.replace
+            ? {
+                replace: true as const,
+                maxFeePerGas: d.fees.maxFeePerGas,
+                maxPriorityFeePerGas: d.fees.maxPriorityFeePerGas,
+              }
+            : { replace: false as const, reason: d.reason };
+        },
+        { schema: bumpSchema(chain) },
+      );
+      if (decision.replace) await sign(decision);
+      else attention = { code: CHAIN_ERRORS.TX_STUCK, reason: decision.reason };
+      // Out of replacements: keep watching every hash, and show the operator why it is stuck.
+      if (!attention && attempts.length > feeRules.maxBumps)
+        attention = {
+          code: CHAIN_ERRORS.TX_STUCK,
+          reason: `replaced ${feeRules.maxBumps} times without inclusion`,
+        };
+      continue;
+    }
+    const final = await settle(ctx, input, round, included);
+    if (final === "reorged") {
+      const again = attempts.find((a) => a.hash === included.hash);
+      if (again)
+        await ctx.step(`rebroadcast:${round}`, () => broadcast(node().public, again), {
+          retry: BROADCAST_RETRY,
+        });
+      continue;
+    }
+    return {
+      verdict: final,
+      hash: included.hash,
+      from,
+      nonce,
+      blockNumber: included.blockNumber,
+      blockHash: included.blockHash,
+      attempts: attempts.length,
+    };
+  }
+}
+
+/** Milestone 3 once included; back to waiting for inclusion when a reorg drops the receipt. */
+async function settle(
+  ctx: WorkflowContext,
+  input: TransactionRequest,
+  round: number,
+  included: { hash: Hex; blockNumber: string; blockHash: Hex },
+): Promise<"confirmed" | "reverted" | "reorged"> {
+  ctx.progress({ milestone: 3, stage: "included", hash: included.hash, blockNumber: included.blockNumber });
+  const finality = await waitForFinality(ctx, round, { chainId: input.chainId, ...included });
+  if (finality.outcome === "reorged") {
+    ctx.progress({ milestone: 2, stage: "reorged: waiting for inclusion again", hash: included.hash });
+    return "reorged";
+  }
+  const verdict = finality.status === "success" ? "confirmed" : "reverted";
+  ctx.progress({ milestone: 3, stage: "final", hash: included.hash, verdict });
+  return verdict;
+}
+
+/**
+ * The gas-funding pause: when the payer (the sender's balance, or a paymaster's deposit in the
+ * resolved EntryPoint) cannot cover gas × maxFeePerGas + value, wait for funding until the
+ * request's deadline (status waiting, kind `funding`), else GAS_REQUIRED naming the shortfall.
+ */
+async function ensureFunded(
+  ctx: WorkflowContext,
+  input: TransactionRequest,
+  chain: Chain,
+  from: Address,
+  est: Estimate,
+) {
+  const required = est.maxFeePerGas
+    .costFor(BigInt(est.gas))
+    .plus(input.paymaster ? nativeFromWei(chain, 0n) : parseValue(chain, input.valueWei));
+  const requiredWei = valueWei(chain, required).toString();
+  const check = await ctx.step("funding.check", async () => {
+    const node = chainRuntime().chains.get(input.chainId);
+    const payer = input.paymaster
+      ? {
+          kind: "entryPointDeposit" as const,
+          entryPoint: await resolvedEntryPoint(input.chainId),
+          account: input.paymaster as Address,
+        }
+      : { kind: "balance" as const, address: from };
+    const balance = await payerBalance(node.public, payer);
+    return { payer, balanceWei: balance.toString() };
+  });
+  if (BigInt(check.balanceWei) >= BigInt(requiredWei)) return;
+  const shortfall = (BigInt(requiredWei) - BigInt(check.balanceWei)).toString();
+  const facts = {
+    destination: check.payer,
+    requiredWei,
+    availableWei: check.balanceWei,
+    shortfallWei: shortfall,
+  };
+  if (!input.fundingDeadline)
+    throw new BusinessError(CHAIN_ERRORS.GAS_REQUIRED, `the payer lacks ${shortfall} wei for this write`, {
+      ...facts,
+      verdict: "rejected",
+    });
+  ctx.progress({ milestone: 1, stage: "waiting for gas funding", funding: facts });
+  const funded = await ctx.waitForSignal("funding", {
+    schema: FundedSignal,
+    deadline: new Date(input.fundingDeadline),
+    presentAs: {
+      kind: "funding",
+      name: "gas",
+      details: {
+        chainId: input.chainId,
+        signal: "funding",
+        ...facts,
+        deadline: input.fundingDeadline,
+        // What the rest of this write should cost at today's fees; informative, not added to the threshold.
+        remainingEstimateWei: requiredWei,
+      },
+    },
+  });
+  if (funded.timedOut)
+    throw new BusinessError(
+      CHAIN_ERRORS.GAS_REQUIRED,
+      `no gas funding of ${shortfall} wei before ${input.fundingDeadline}`,
+      { ...facts, verdict: "expired" },
+    );
+}
+
+async function resolvedEntryPoint(chainId: number): Promise<Address> {
+  const node = chainRuntime().chains.get(chainId);
+  if (!node.config.entryPoint)
+    throw new TenorError(CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED, `chain ${chainId} has no EntryPoint configured`);
+  return resolveEntryPoint(node.public, node.config.entryPoint as Address);
+}
+
+/** Nodes lag behind a funding: a refused broadcast is retried a few times before the step suspends. */
+const BROADCAST_RETRY = { attempts: 5, initialDelayMs: 200, maxDelayMs: 2_000 };
+
+const SignedSchema = z.object({ raw: z.string() as z.ZodType<Hex>, hash: txHash });
+
+function bumpSchema(chain: Chain) {
+  const fees = estimateSchema(chain).omit({ gas: true });
+  return z.discriminatedUnion("replace", [
+    fees.extend({ replace: z.literal(true) }),
+    z.object({ replace: z.literal(false), reason: z.string() }),
+  ]);
+}

@@ -1,0 +1,159 @@
+import type { Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { bindChainRuntime, entityNonceReserver } from "../../../src/chain/lifecycle/chain-runtime.js";
+import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
+import { nonceEntity } from "../../../src/chain/nonce-entity.js";
+import { ChainClients } from "../../../src/chain/rpc-clients.js";
+import { createCustodyHttpSigner } from "../../../src/chain/signers/custody-http-signer.js";
+import { createLocalKeySigner } from "../../../src/chain/signers/local-key-signer.js";
+import type { Signer } from "../../../src/chain/signers/signer.js";
+import { SignerRegistry } from "../../../src/chain/signers/signer-registry.js";
+import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmation-watcher.js";
+import { chainSchema } from "../../../src/config/chains-schema.js";
+import { Secret } from "../../../src/config/secret.js";
+import type { ExecutionView } from "../../../src/engine/execution-client.js";
+import { EntityClient } from "../../../src/keyed/entity-client.js";
+import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
+import { executionOrg } from "../../../src/store/chain-watch-sql.js";
+import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
+import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";
+import {
+  type DurableOverrides,
+  type EngineHarness,
+  startEngineHarness,
+} from "../../support/engine-harness.js";
+
+/**
+ * One test file's chain world: a real anvil, the engine harness with the lifecycle workflow and
+ * the nonce entity, the chain runtime bound to local signers (and optionally the custody
+ * simulator), and the confirmation watcher running on every execution.
+ */
+export interface ChainWorld {
+  anvil: Anvil;
+  engine: EngineHarness;
+  chains: ChainClients;
+  custody?: CustodySimulator;
+  /** Address of the local signer `hot` (anvil key 1). */
+  hot: Address;
+  /** Starts one lifecycle execution for organisation `acme`. */
+  send(request: Record<string, unknown>): Promise<string>;
+  /** Waits for a terminal status and returns the view. */
+  settled(id: string, timeoutMs?: number): Promise<ExecutionView>;
+  stop(): Promise<void>;
+}
+
+export interface ChainWorldOptions {
+  file: string;
+  anvil?: AnvilOptions;
+  chain?: Record<string, unknown>;
+  custody?: boolean;
+  durable?: DurableOverrides;
+  /** Extra local signers: id → anvil key index. */
+  signers?: Record<string, number>;
+}
+
+export async function startChainWorld(options: ChainWorldOptions): Promise<ChainWorld> {
+  const anvil = await startAnvil(options.anvil);
+  const engine = await startEngineHarness({
+    file: options.file,
+    workflows: [chainTransaction],
+    entities: [nonceEntity],
+    ...(options.durable ? { durable: options.durable } : {}),
+  });
+  const chains = new ChainClients({
+    chains: [
+      chainSchema.parse({
+        id: anvil.chainId,
+        name: "anvil",
+        rpcUrls: [anvil.url],
+        confirmationWatcher: { intervalMs: 50 },
+        ...options.chain,
+      }),
+    ],
+    durable: engine.config.durable,
+  });
+  const signers: Signer[] = [
+    createLocalKeySigner({ id: "hot", orgId: "acme", privateKey: new Secret(ANVIL_KEYS[1], "test") }),
+  ];
+  for (const [id, index] of Object.entries(options.signers ?? {})) {
+    signers.push(
+      createLocalKeySigner({
+        id,
+        orgId: "acme",
+        privateKey: new Secret(ANVIL_KEYS[index] as string, "test"),
+      }),
+    );
+  }
+  let custody: CustodySimulator | undefined;
+  if (options.custody) {
+    custody = await startCustodySimulator({
+      rpcUrl: anvil.url,
+      chainId: anvil.chainId,
+      privateKey: ANVIL_KEYS[2],
+      publicClient: anvil.public,
+    });
+    const common = {
+      address: custody.address,
+      baseUrl: custody.url,
+      apiKey: new Secret(custody.apiKey, "test"),
+      requestTimeoutMs: 500,
+      pollBudget: 20,
+      pollIntervalMs: 50,
+    };
+    signers.push(createCustodyHttpSigner({ id: "vault", orgId: "acme", ...common }));
+    signers.push(
+      createCustodyHttpSigner({ id: "platform-vault", orgId: undefined, ...common, pollBudget: 8 }),
+    );
+  }
+  const entities = new EntityClient({
+    pool: engine.pool,
+    redis: engine.producerRedis,
+    prefix: engine.config.redisPrefix,
+    registry: new EntityRegistry([nonceEntity]),
+    logger: engine.logger,
+    pollMs: 200,
+  });
+  const unbind = bindChainRuntime({
+    chains,
+    signers: new SignerRegistry(signers),
+    reserveNonce: entityNonceReserver(entities),
+    executionOrg: (id) => executionOrg(engine.pool, id),
+  });
+  const watcher = startConfirmationWatcher({
+    pool: engine.pool,
+    executions: engine.client,
+    chains,
+    owns: () => true,
+    logger: engine.logger,
+  });
+  return {
+    anvil,
+    engine,
+    chains,
+    ...(custody ? { custody } : {}),
+    hot: privateKeyToAccount(ANVIL_KEYS[1]).address,
+    async send(request) {
+      const { executionId } = await engine.client.start({
+        workflow: chainTransaction.name,
+        input: { orgId: "acme", chainId: anvil.chainId, signerId: "hot", ...request },
+        orgId: "acme",
+      });
+      return executionId;
+    },
+    settled: (id, timeoutMs) =>
+      engine.waitForView(
+        id,
+        (v) => v.status === "completed" || v.status === "failed",
+        "a terminal status",
+        timeoutMs,
+      ),
+    async stop() {
+      await watcher.stop();
+      unbind();
+      await engine.stop();
+      await entities.close().catch(() => undefined);
+      await custody?.stop();
+      await anvil.stop();
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import request from "supertest";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueApiKey } from "../../src/api/auth/api-key.js";
+import { createPlatformApi } from "../../src/api/platform-api.js";
+import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { ANVIL_KEYS } from "../support/anvil.js";
+import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
+
+/** `POST /v1/chains/{chainId}/transactions` end to end: the Platform API, the lifecycle, a real anvil. */
+
+let world: ChainWorld;
+let api: ReturnType<typeof createPlatformApi>;
+let acmeKey: string;
+let otherKey: string;
+const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
+
+beforeAll(async () => {
+  world = await startChainWorld({ file: import.meta.url });
+  api = createPlatformApi({
+    settings: world.engine.config.api,
+    pool: world.engine.pool,
+    redis: world.engine.producerRedis,
+    prefix: world.engine.config.redisPrefix,
+    registry: new WorkflowRegistry([chainTransaction]),
+    logger: world.engine.logger,
+    readiness: {},
+    health: { draining: false },
+  });
+  acmeKey = (
+    await issueApiKey(api.keys, { orgId: "acme", role: "integrator", name: "acme", subject: "ops@acme" })
+  ).key;
+  otherKey = (
+    await issueApiKey(api.keys, {
+      orgId: "globex",
+      role: "integrator",
+      name: "globex",
+      subject: "ops@globex",
+    })
+  ).key;
+});
+afterAll(async () => {
+  await api?.close();
+  await world?.stop();
+});
+
+const post = (key: string, chainId: number, body: unknown, idempotencyKey?: string) => {
+  const req = request(api.app)
+    .post(`/v1/chains/${chainId}/transactions`)
+    .set("authorization", `Bearer ${key}`);
+  if (idempotencyKey) req.set("idempotency-key", idempotencyKey);
+  return req.send(body as object);
+};
+
+describe("POST /v1/chains/{chainId}/transactions", () => {
+  it("starts the lifecycle for the key's organisation and shows milestone, hash, nonce and verdict", async () => {
+    const res = await post(
+      acmeKey,
+      world.anvil.chainId,
+      { signerId: "hot", to: recipient, valueWei: "7" },
+      "tx-1",
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    expect(res.body).toMatchObject({ workflow: "chain.transaction" });
+    const id = res.body.id as string;
+    const view = await world.settled(id);
+    expect(view.output).toMatchObject({
+      verdict: "confirmed",
+      nonce: expect.any(Number),
+      hash: expect.any(String),
+    });
+    expect(view.progress).toMatchObject({ milestone: 3, verdict: "confirmed" });
+    const replay = await post(
+      acmeKey,
+      world.anvil.chainId,
+      { signerId: "hot", to: recipient, valueWei: "7" },
+      "tx-1",
+    );
+    expect(replay.status).toBe(202);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.body.id).toBe(id);
+  });
+
+  it("refuses an organisation in the body and malformed value fields with field errors", async () => {
+    const withOrg = await post(acmeKey, world.anvil.chainId, {
+      signerId: "hot",
+      to: recipient,
+      orgId: "globex",
+    });
+    expect(withOrg.status).toBe(400);
+    expect(withOrg.body.code).toBe("REQUEST_INVALID");
+    const badValue = await post(acmeKey, world.anvil.chainId, {
+      signerId: "hot",
+      to: recipient,
+      valueWei: "1.5",
+    });
+    expect(badValue.status).toBe(400);
+    expect(JSON.stringify(badValue.body.errors)).toContain("body.valueWei");
+  });
+
+  it("never lets another organisation use a signer that is not theirs", async () => {
+    const res = await post(otherKey, world.anvil.chainId, { signerId: "hot", to: recipient, valueWei: "1" });
+    expect(res.status).toBe(202);
+    const view = await world.settled(res.body.id as string);
+    expect(view.failure).toMatchObject({ code: "SIGNER_UNKNOWN" });
+  });
+});
