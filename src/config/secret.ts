@@ -61,6 +61,11 @@ export function readSecret(key: string, source: SecretSource, options: SecretRea
     }
   }
   const value = raw?.trim() ?? "";
-  if (value === "") throw new ConfigError([{ key, value: described, rule: "must be set and non-empty" }]);
+  if (value === "") {
+    // The value of a secret-named key is redacted in every config error; the rule names the source.
+    throw new ConfigError([
+      { key, value: described, rule: `must be set and non-empty (read from ${described})` },
+    ]);
+  }
   return new Secret(value, described);
 }

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ChildWorkflowError } from "./errors.js";
 import type { JournalCursor } from "./journal-cursor.js";
-import { StopSignal } from "./turn-stop.js";
 import type { WorkflowDefinition } from "./workflow.js";
 
 /** Child workflows of a WorkflowContext. */
@@ -88,7 +87,7 @@ export async function runChild<I, O>(
   cursor.stop.park({ kind: "child", name: workflow.name, position, details: { childId } }, null, {
     child: true,
   });
-  throw new StopSignal();
+  return cursor.parked();
 }
 /** Deterministic child id: the same parent position always names the same child. */
 export function childExecutionId(parentId: string, position: number): string {

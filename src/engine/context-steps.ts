@@ -28,9 +28,11 @@ export async function runStep<T>(
     // it proves its fence before starting any step's work (docs/engine.md, "Fencing").
     await cursor.confirmFenceIfStale();
     let value: T;
+    const release = cursor.order.hold();
     try {
       value = await fn({ executionId: cursor.executionId, position, attempt });
     } catch (error) {
+      release();
       if (error instanceof StopSignal) throw error;
       if (isRefusal(error, options.nonRetryable)) {
         const record = refusalRecord(error);
@@ -55,6 +57,7 @@ export async function runStep<T>(
       if (cursor.stop.closed) throw new StopSignal();
       continue;
     }
+    release();
     const encoded = encodeStepResult(name, value, options.schema);
     const durationMs = performance.now() - began;
     await cursor.deps.hooks.beforeCheckpoint?.({
@@ -136,11 +139,11 @@ export async function runActivity<T>(
       position,
       details: { activity: activity.name, error: dispatched.reason },
     });
-  } else {
-    const details = { activity: activity.name, queue: activity.queue.name };
-    cursor.stop.park({ kind: "activity", name, position, details }, null, { child: true });
+    throw new StopSignal();
   }
-  throw new StopSignal();
+  const details = { activity: activity.name, queue: activity.queue.name };
+  cursor.stop.park({ kind: "activity", name, position, details }, null, { child: true });
+  return cursor.parked();
 }
 
 export async function recordOnce<T>(

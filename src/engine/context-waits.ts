@@ -5,7 +5,6 @@ import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
 import type { JournalEntry } from "./execution-store.js";
 import type { JournalCursor } from "./journal-cursor.js";
-import { StopSignal } from "./turn-stop.js";
 
 /** Durable waits of a WorkflowContext: timers, signals and polled conditions. */
 
@@ -46,9 +45,9 @@ export async function runSleep(
   return parkOnTimer(cursor, name, position, wakeAt);
 }
 
-function parkOnTimer(cursor: JournalCursor, name: string, position: number, wakeAt: number): never {
+function parkOnTimer(cursor: JournalCursor, name: string, position: number, wakeAt: number): Promise<void> {
   cursor.stop.park({ kind: "timer", name, position, until: new Date(wakeAt).toISOString() }, wakeAt);
-  throw new StopSignal();
+  return cursor.parked();
 }
 
 export async function runSignalWait<T>(
@@ -96,7 +95,7 @@ export async function runSignalWait<T>(
     deadline ? Date.parse(deadline) : null,
     { signalName: name },
   );
-  throw new StopSignal();
+  return cursor.parked();
 }
 
 function decodeSignal<T>(
@@ -127,11 +126,14 @@ export async function runConditionWait(
   if (entry && entry.state !== "pending") return cursor.replay(entry, () => entry.result as ConditionResult);
   const deadline = await pendingDeadline(cursor, "condition", name, position, cause, entry, options);
   let satisfied = false;
+  const release = cursor.order.hold();
   try {
     satisfied = (await options.check()) === true;
   } catch {
     // A failed read is transient by definition here: the next poll reads again.
     satisfied = false;
+  } finally {
+    release();
   }
   if (satisfied) {
     return cursor.commit(
@@ -149,7 +151,7 @@ export async function runConditionWait(
   const nextPoll = now + toMilliseconds(options.every);
   const wakeAt = deadline === null ? nextPoll : Math.min(nextPoll, Date.parse(deadline));
   cursor.stop.park({ kind: "condition", name, position, ...(deadline ? { until: deadline } : {}) }, wakeAt);
-  throw new StopSignal();
+  return cursor.parked();
 }
 
 /**

@@ -32,6 +32,10 @@ export class DeliveryOrder {
   private readonly ready = new Map<number, () => void>();
   private pumping = false;
   private delivered = 0;
+  /** Operations in flight that may still produce an outcome (a store call, a step's work). */
+  private holds = 0;
+  /** Parked calls, told to stop only once nothing else can reach the body (see `park`). */
+  private readonly parked: (() => void)[] = [];
 
   /** @param highestRecorded the highest sequence number in the journal (0 when none). */
   constructor(highestRecorded: number) {
@@ -62,6 +66,32 @@ export class DeliveryOrder {
     if (this.outstanding.delete(seq)) this.schedule();
   }
 
+  /**
+   * Marks an operation in flight that may still produce an outcome; call the returned function
+   * when it ended. Parked calls wait for every such operation.
+   */
+  hold(): () => void {
+    this.holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.holds--;
+      this.schedule();
+    };
+  }
+
+  /**
+   * A call that parked (a wait that cannot finish now) is told so last: once no outcome is ready,
+   * issued or in the making. A branch that lost a `Promise.race` to a parked timer therefore still
+   * receives the outcome that was on its way, as it did on the turn that recorded it, and a park
+   * never overtakes an outcome because it needed no round trip.
+   */
+  park(stop: () => void): void {
+    this.parked.push(stop);
+    this.schedule();
+  }
+
   /** Resolves with the value at the recorded number's turn; rejects likewise with `error`. */
   replay<T>(seq: number, outcome: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -77,22 +107,31 @@ export class DeliveryOrder {
   }
 
   private schedule(): void {
-    if (this.pumping || this.ready.size === 0) return;
+    if (this.pumping || (this.ready.size === 0 && this.parked.length === 0)) return;
     this.pumping = true;
     setImmediate(() => this.pump());
   }
 
-  /** Delivers the lowest ready outcome unless a lower number is still in flight. */
+  /**
+   * Delivers the lowest ready outcome unless a lower number is still in flight; with nothing ready,
+   * issued or held, tells the parked calls to stop.
+   */
   private pump(): void {
     this.pumping = false;
-    let lowest = Number.POSITIVE_INFINITY;
-    for (const seq of this.ready.keys()) if (seq < lowest) lowest = seq;
-    for (const seq of this.outstanding) if (seq < lowest) return; // settle/abandon reschedules
-    const deliver = this.ready.get(lowest);
-    if (!deliver) return;
-    this.ready.delete(lowest);
-    this.delivered = lowest;
-    deliver();
-    this.schedule();
+    if (this.ready.size > 0) {
+      let lowest = Number.POSITIVE_INFINITY;
+      for (const seq of this.ready.keys()) if (seq < lowest) lowest = seq;
+      for (const seq of this.outstanding) if (seq < lowest) return; // settle/abandon reschedules
+      const deliver = this.ready.get(lowest);
+      if (!deliver) return;
+      this.ready.delete(lowest);
+      this.delivered = lowest;
+      deliver();
+      this.schedule();
+      return;
+    }
+    if (this.outstanding.size === 0 && this.holds === 0) {
+      for (const stop of this.parked.splice(0)) stop();
+    }
   }
 }

@@ -205,6 +205,23 @@ export class JournalCursor {
    * connection): retried a few times, then the turn suspends and recovery tries again later.
    */
   async write<T>(what: string, operation: () => Promise<T>): Promise<T> {
+    const release = this.order.hold();
+    try {
+      return await this.writeWithRetries(what, operation);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The promise a parked call returns: it rejects with StopSignal once nothing else can reach the
+   * body (DeliveryOrder.park), so an outcome on its way is still delivered first.
+   */
+  parked<T>(): Promise<T> {
+    return new Promise<T>((_, reject) => this.order.park(() => reject(new StopSignal())));
+  }
+
+  private async writeWithRetries<T>(what: string, operation: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await operation();

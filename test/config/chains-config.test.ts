@@ -105,7 +105,12 @@ describe("secrets", () => {
 
   it("refuses a missing or empty secret, naming the key and the source", () => {
     expect(issuesOf(() => readSecret("signers.0.privateKey", { env: "K" }, { env: {} }))).toEqual([
-      { key: "signers.0.privateKey", value: "env:K", rule: "must be set and non-empty" },
+      // The value of a secret-named key is redacted; the rule still names where it was read from.
+      {
+        key: "signers.0.privateKey",
+        value: "[redacted]",
+        rule: "must be set and non-empty (read from env:K)",
+      },
     ]);
     const unreadable = issuesOf(() =>
       readSecret(
