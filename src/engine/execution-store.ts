@@ -136,8 +136,6 @@ export interface ExecutionStore {
   ): Promise<{ payload: unknown } | null>;
   /** The execution's current turn (null when it is gone): a runner that stalled checks its fence. */
   currentTurn(executionId: string): Promise<number | null>;
-  /** True when a signal with one of these names waits unconsumed (the lost-wake-up re-check). */
-  hasUnconsumedSignal(executionId: string, names: readonly string[]): Promise<boolean>;
   /** Inserts a child execution unless it exists; returns its summary either way. */
   createExecution(
     execution: NewExecution,

@@ -27,9 +27,9 @@ export interface ExecutionWorkerOptions {
   onTerminal?: (executionId: string, jobName: string) => Promise<void>;
   /**
    * Reads whether a just-parked wait can already be satisfied: a wake-up committed while the turn
-   * ran found the job active and was lost. Unset: only signal waits are re-checked.
+   * ran found the job active and was lost.
    */
-  waits?: Pick<PgWaitProbe, "satisfiable">;
+  waits: Pick<PgWaitProbe, "satisfiable">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -212,10 +212,7 @@ async function recheckParkedWait(
   const { signalNames, waitsForChild } = park;
   if (signalNames.length === 0 && !waitsForChild) return;
   try {
-    const satisfiable = options.waits
-      ? await options.waits.satisfiable(executionId)
-      : signalNames.length > 0 && (await options.store.hasUnconsumedSignal(executionId, signalNames));
-    if (satisfiable) await options.queue.wake(executionId);
+    if (await options.waits.satisfiable(executionId)) await options.queue.wake(executionId);
   } catch (error) {
     // The sweep repairs it within one interval.
     log.warn("could not re-check a parked wait", { error: (error as Error).message });

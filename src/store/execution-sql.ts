@@ -94,9 +94,6 @@ export const SQL = {
     )
     RETURNING payload`,
 
-  hasUnconsumedSignal:
-    "SELECT 1 FROM signals WHERE execution_id = $1 AND name = ANY($2::text[]) AND consumed_at IS NULL LIMIT 1",
-
   /**
    * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
    * (a keyed workflow starts `waiting` for its key; docs/keyed.md).

@@ -145,11 +145,6 @@ export class PgExecutionStore implements ExecutionStore {
     });
   }
 
-  async hasUnconsumedSignal(executionId: string, names: readonly string[]): Promise<boolean> {
-    const { rowCount } = await this.pool.query(SQL.hasUnconsumedSignal, [executionId, names]);
-    return (rowCount ?? 0) > 0;
-  }
-
   async createExecution(
     execution: NewExecution,
     fence?: Fence,

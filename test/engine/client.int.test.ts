@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
@@ -6,6 +5,7 @@ import { defineWorkflow } from "../../src/engine/workflow.js";
 import type { TenorError } from "../../src/errors/tenor-error.js";
 import { startRunnerRuntime } from "../../src/runtime/runner-runtime.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
+import { newExecution } from "../support/new-execution.js";
 
 /** The execution client's refusals, and the runner's refusal to start with a workflow missing. */
 
@@ -138,18 +138,9 @@ describe("execution client", () => {
 
 describe("unknown workflows on the runner", () => {
   it("hold an execution of a workflow this release does not know (WORKFLOW_UNKNOWN), not fail it", async () => {
-    const { summary } = await h.store.createExecution({
-      id: randomUUID(),
-      workflow: "test.client.from-another-release",
-      workflowVersion: 1,
-      orgId: "default",
-      input: {},
-      key: null,
-      idempotencyKey: null,
-      requestHash: null,
-      parentId: null,
-      parentPosition: null,
-    });
+    const { summary } = await h.store.createExecution(
+      newExecution({ workflow: "test.client.from-another-release" }),
+    );
     await h.runtime().queue.enqueue(summary.id, summary.workflow);
     const held = await h.waitForView(summary.id, (v) => v.hold !== null, "a hold");
     expect(held.status).toBe("suspended");

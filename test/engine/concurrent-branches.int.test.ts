@@ -9,6 +9,7 @@ import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { newExecution } from "../support/new-execution.js";
 
 /**
  * Concurrent branches on replay (docs/engine.md, "Concurrent branches"). Branches of
@@ -166,18 +167,13 @@ async function runToCompletion(
     },
   };
   worlds.set(worldId, world);
-  const { summary } = await store.createExecution({
-    id: randomUUID(),
-    workflow: branches.name,
-    workflowVersion: branches.version,
-    orgId: "default",
-    input: { world: worldId, shape },
-    key: null,
-    idempotencyKey: null,
-    requestHash: null,
-    parentId: null,
-    parentPosition: null,
-  });
+  const { summary } = await store.createExecution(
+    newExecution({
+      workflow: branches.name,
+      workflowVersion: branches.version,
+      input: { world: worldId, shape },
+    }),
+  );
   const turns = runner();
   for (let turn = 1; turn <= 50; turn++) {
     const kill = new Promise<"killed">((resolve) => {

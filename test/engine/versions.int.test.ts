@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChildDispatcher } from "../../src/engine/context.js";
@@ -8,6 +7,7 @@ import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { newExecution } from "../support/new-execution.js";
 
 /**
  * Version pinning (docs/engine.md, "Versions"): an execution runs on the workflow version it
@@ -66,18 +66,9 @@ function runnerWith(...workflows: (typeof v1)[]): TurnRunner {
 }
 
 async function startOn(version: number): Promise<string> {
-  const { summary } = await store.createExecution({
-    id: randomUUID(),
-    workflow: v1.name,
-    workflowVersion: version,
-    orgId: "default",
-    input: {},
-    key: null,
-    idempotencyKey: null,
-    requestHash: null,
-    parentId: null,
-    parentPosition: null,
-  });
+  const { summary } = await store.createExecution(
+    newExecution({ workflow: v1.name, workflowVersion: version }),
+  );
   return summary.id;
 }
 
@@ -122,18 +113,7 @@ describe("workflow versions", () => {
   });
 
   it("a workflow no runner knows at all is held as WORKFLOW_UNKNOWN", async () => {
-    const { summary } = await store.createExecution({
-      id: randomUUID(),
-      workflow: "test.versions.nowhere",
-      workflowVersion: 1,
-      orgId: "default",
-      input: {},
-      key: null,
-      idempotencyKey: null,
-      requestHash: null,
-      parentId: null,
-      parentPosition: null,
-    });
+    const { summary } = await store.createExecution(newExecution({ workflow: "test.versions.nowhere" }));
     expect(await runnerWith(v1).run(summary.id)).toMatchObject({ kind: "held" });
     expect((await rowOf(summary.id)).hold.code).toBe("WORKFLOW_UNKNOWN");
   });
