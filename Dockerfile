@@ -35,4 +35,4 @@ EXPOSE 3000 3001 3002
 # /readyz of the role DAPI_ROLE names, on the port its configuration gives it.
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=6 \
   CMD ["node", "dist/scripts/healthcheck.js"]
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "dist/workers/main.js"]

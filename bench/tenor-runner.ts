@@ -12,7 +12,7 @@ import { loadConfig } from "../src/config/load-config.js";
 import { WorkflowRegistry } from "../src/engine/registry.js";
 import { createLogger } from "../src/observability/logger.js";
 import { connectDependencies } from "../src/roles/dependencies.js";
-import { startRunnerRuntime } from "../src/runtime/runner-runtime.js";
+import { startRunnerRuntime } from "../src/roles/runner-runtime.js";
 import { BENCH_WORKFLOWS, bindEffects } from "./workflows.js";
 
 /** What the runner answers to `{ type: "memory" }`, in bytes. */

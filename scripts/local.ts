@@ -6,15 +6,15 @@
 import process from "node:process";
 import { loadConfig } from "../src/config/load-config.js";
 import { toTenorError } from "../src/errors/tenor-error.js";
-import { type Supervisor, startSupervisor } from "../src/roles/supervisor.js";
+import { type Supervisor, startSupervisor } from "./local/supervisor.js";
 import {
   LOCAL_USAGE,
   parseLocalCommandLine,
   roleCommandFor,
   rolePortsFromConfig,
-} from "../src/roles/supervisor-cli.js";
-import { SupervisorError, SupervisorErrorCode } from "../src/roles/supervisor-errors.js";
-import { shouldUseColour } from "../src/roles/supervisor-lines.js";
+} from "./local/supervisor-cli.js";
+import { SupervisorError, SupervisorErrorCode } from "./local/supervisor-errors.js";
+import { shouldUseColour } from "./local/supervisor-lines.js";
 
 /** Exit code for a command-line mistake, distinct from a role failing (1). */
 const USAGE_EXIT_CODE = 2;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { defineEntity, EntityClient, EntityRegistry, startKeyedRuntime } from "../../src/keyed/index.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { createRedisConnection } from "../../src/runtime/redis-connection.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { nowMs } from "../lib/concurrency.js";
 import { measure, notMeasured, type SystemResult, type Workload } from "./types.js";
 

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
-import { startRepeatingTask } from "../runtime/repeating-task.js";
+import { startRepeatingTask } from "../transport/repeating-task.js";
 import { KEYED_SQL } from "./command-sql.js";
 import type { KeyedLanes, LaneItem } from "./keyed-lanes.js";
 import { entityLane } from "./keyed-names.js";

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { Logger } from "../observability/logger.js";
-import { KEYED_SPACES } from "../runtime/queue-names.js";
+import { KEYED_SPACES } from "../transport/queue-names.js";
 import type { EntityRegistry } from "./entity-registry.js";
 import { type EntityWorkers, startEntityWorkers } from "./entity-worker.js";
 import { KeyedLanes } from "./keyed-lanes.js";

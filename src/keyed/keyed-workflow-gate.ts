@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
-import { KEYED_SPACES } from "../runtime/queue-names.js";
+import { KEYED_SPACES } from "../transport/queue-names.js";
 import { KEYED_SQL } from "./command-sql.js";
 import { KeyedLanes } from "./keyed-lanes.js";
 

@@ -1,5 +1,5 @@
 import winston from "winston";
-import { REDACTED, redactValue, SECRET_FIELD } from "./redact.js";
+import { REDACTED, redactValue, SECRET_FIELD } from "../errors/redact.js";
 
 /** The closed list of components a log line may come from (style rule 6). */
 export const LOG_COMPONENTS = [

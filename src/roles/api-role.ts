@@ -1,17 +1,20 @@
 import type { Server } from "node:http";
-import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
-import { createPlatformApi } from "../api/platform-api.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import type { Application } from "./application.js";
+import { createPlatformApi } from "./platform-api.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 
 /**
  * The api role: the Platform API (src/api) with /livez and /readyz on the same port. It starts
  * executions and delivers signals but never runs workflow code (DESIGN §1).
  */
-export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
+export async function startApiRole(
+  ctx: RoleContext,
+  application: Pick<Application, "workflows">,
+): Promise<RoleHandle> {
   // Registration first: the API validates inputs with the workflows' own schemas.
-  const registry = new WorkflowRegistry(ALL_WORKFLOWS);
+  const registry = new WorkflowRegistry(application.workflows);
   const api = createPlatformApi({
     settings: ctx.config.api,
     pool: ctx.deps.pool,

@@ -3,9 +3,9 @@ import type { Pool } from "pg";
 import type { Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { createRedisConnection, redactUrl } from "../runtime/redis-connection.js";
 import { POSTGRES_START_HINT } from "../store/migrations/migration-error.js";
 import { createPgPool } from "../store/pg-pool.js";
+import { createRedisConnection, redactUrl } from "../transport/redis-connection.js";
 
 export const REDIS_START_HINT =
   'Start Redis with `redis-server --daemonize yes --port 6379 --save "" --appendonly no` or `docker compose up -d redis`.';

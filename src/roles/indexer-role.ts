@@ -1,6 +1,6 @@
 import { startHealthServer } from "../observability/health-server.js";
-import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
+import { startRoleShardOwner } from "./role-shard-owner.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
 /**

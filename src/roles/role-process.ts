@@ -7,21 +7,15 @@ import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
 import { createMetrics } from "../observability/metrics.js";
 import { assertShardCount } from "../ownership/shard-count-guard.js";
-import { startApiRole } from "./api-role.js";
 import { connectDependencies } from "./dependencies.js";
-import { startIndexerRole } from "./indexer-role.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
-import { startRunnerRole } from "./runner-role.js";
 import { StartupFailed, startWithRelaunch } from "./startup-relaunch.js";
 
 /** Exit codes: 0 clean stop, 1 runtime failure, 2 invalid role or configuration. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-const STARTERS: Record<Role, (ctx: RoleContext) => Promise<RoleHandle>> = {
-  api: startApiRole,
-  runner: startRunnerRole,
-  indexer: startIndexerRole,
-};
+/** How each role starts; the composition root (workers/) binds them to the application. */
+export type RoleStarters = Readonly<Record<Role, (ctx: RoleContext) => Promise<RoleHandle>>>;
 
 export interface ProcessIo {
   env: Readonly<Record<string, string | undefined>>;
@@ -34,7 +28,7 @@ export interface ProcessIo {
  * One process, one role: validate the role and the configuration (exit 2 naming what is wrong),
  * connect, start the role, serve health, and on SIGTERM drain within the grace period and exit 0.
  */
-export async function runRoleProcess(io: ProcessIo): Promise<void> {
+export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Promise<void> {
   let role: Role;
   let config: TenorConfig;
   try {
@@ -63,7 +57,7 @@ export async function runRoleProcess(io: ProcessIo): Promise<void> {
       postgresql: async () => void (await pool.query("SELECT 1")),
       redis: async () => void (await redis.ping()),
     };
-    return STARTERS[role]({
+    return starters[role]({
       config,
       logger: logger.child({ component: role }),
       deps,

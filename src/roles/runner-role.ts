@@ -1,26 +1,25 @@
-import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../../flows/index.js";
 import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
-import { CHAIN_ENTITIES } from "../chain/nonce-entity.js";
 import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
-import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
-import { createExecutionClient } from "../runtime/create-execution-client.js";
-import { assertNoEviction } from "../runtime/redis-connection.js";
-import { startRunnerRuntime } from "../runtime/runner-runtime.js";
+import { assertNoEviction } from "../transport/redis-connection.js";
+import type { Application } from "./application.js";
+import { createExecutionClient } from "./create-execution-client.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
+import { startRoleShardOwner } from "./role-shard-owner.js";
+import { startRunnerRuntime } from "./runner-runtime.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
 /** The runner role: workflow workers, schedules, shard ownership; never the public API (DESIGN §1). */
-export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
+export async function startRunnerRole(ctx: RoleContext, app: Application): Promise<RoleHandle> {
   // Registration first: before any startup work touches the database or a chain (DESIGN §7).
-  const registry = new WorkflowRegistry(ALL_WORKFLOWS);
+  const registry = new WorkflowRegistry(app.workflows);
   registry.assertAllDeclaredRegistered();
-  const activities = new ActivityRegistry(ALL_ACTIVITIES);
+  const activities = new ActivityRegistry(app.activities);
   activities.assertAllDeclaredRegistered();
-  const entities = new EntityRegistry(CHAIN_ENTITIES);
+  const entities = new EntityRegistry(app.entities);
   entities.assertAllDeclaredRegistered();
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
   // The chain boundary: nonces through the entity, watcher findings delivered as signals.
@@ -55,6 +54,7 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     producerRedis: ctx.deps.redis,
     entities,
     activities,
+    schedules: app.schedules,
     metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.

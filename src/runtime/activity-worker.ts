@@ -7,7 +7,7 @@ import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
 import type { ActivityJobData } from "./execution-queue.js";
-import { activityQueueName } from "./queue-names.js";
+import { activityQueueName } from "../transport/queue-names.js";
 
 export interface ActivityWorkerOptions {
   connection: Redis;

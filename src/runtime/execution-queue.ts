@@ -2,7 +2,7 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
-import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "./queue-names.js";
+import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "../transport/queue-names.js";
 
 /** Activity job payload: where its input is journaled, never the input itself. */
 export interface ActivityJobData {

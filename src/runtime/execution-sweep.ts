@@ -3,7 +3,7 @@ import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { ExecutionQueue } from "./execution-queue.js";
-import { executionJobId } from "./queue-names.js";
+import { executionJobId } from "../transport/queue-names.js";
 
 export interface SweepOptions {
   pool: Pool;

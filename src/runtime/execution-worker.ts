@@ -6,7 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
 import { JobLease } from "./job-lease.js";
-import { QUEUE_NAMES } from "./queue-names.js";
+import { QUEUE_NAMES } from "../transport/queue-names.js";
 
 export interface ExecutionWorkerOptions {
   connection: Redis;

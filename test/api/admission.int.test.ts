@@ -5,7 +5,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { createPlatformApi } from "../../src/api/platform-api.js";
+import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";

@@ -6,7 +6,7 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.j
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 
 /**
- * The real api and runner roles (src/main.ts) with the release's workflows, and the README's
+ * The real api and runner roles (workers/main.ts) with the release's workflows, and the README's
  * quick-start demo (scripts/demo.ts) going through the HTTP API against them.
  */
 let db: TestDatabase;

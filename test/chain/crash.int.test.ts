@@ -10,8 +10,8 @@ import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow
 import type { ExecutionClient } from "../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/runtime/create-execution-client.js";
-import { createRedisConnection } from "../../src/runtime/redis-connection.js";
+import { createExecutionClient } from "../../src/roles/create-execution-client.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";

@@ -54,7 +54,7 @@ describe("docker-compose.yml", () => {
     ["migrate restarting", (s) => (s.migrate!.restart = "on-failure"), "migrate: restart"],
     [
       "migrate running something else",
-      (s) => (s.migrate!.command = ["node", "dist/src/main.js"]),
+      (s) => (s.migrate!.command = ["node", "dist/workers/main.js"]),
       "migrate: command",
     ],
     [
@@ -151,7 +151,7 @@ describe("Dockerfile", () => {
     ],
     [
       "CMD running source",
-      () => withFinalStage((s) => s.replace(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "src/main.ts"]')),
+      () => withFinalStage((s) => s.replace(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "workers/main.ts"]')),
       "CMD must be",
     ],
     [
@@ -206,7 +206,7 @@ describe("package.json", () => {
   });
 
   it.each([
-    ["start through tsx", { start: "node --import tsx src/main.ts" }, {}, "script start"],
+    ["start through tsx", { start: "node --import tsx workers/main.ts" }, {}, "script start"],
     ["no start:migrate", { "start:migrate": "" }, {}, "script start:migrate"],
     ["tsx in production", {}, { tsx: "4.0.0" }, "tsx is a production dependency"],
   ])("fails for %s", (_name, scripts, dependencies, expected) => {

@@ -152,8 +152,8 @@ export function dockerfileViolations(text: string): string[] {
   if (user === undefined || user === "root" || user === "0") violations.push("final stage runs as root");
 
   const cmd = of("CMD").at(-1)?.args ?? "";
-  if (!/^\[\s*"node"\s*,\s*"dist\/src\/main\.js"\s*\]$/.test(cmd)) {
-    violations.push(`final stage CMD must be ["node", "dist/src/main.js"], found ${cmd || "none"}`);
+  if (!/^\[\s*"node"\s*,\s*"dist\/workers\/main\.js"\s*\]$/.test(cmd)) {
+    violations.push(`final stage CMD must be ["node", "dist/workers/main.js"], found ${cmd || "none"}`);
   }
 
   const installs = of("RUN").filter((run) => /\bnpm\s+(ci|install|i)\b/.test(run.args));

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { ActivityRegistry, defineActivity } from "../../src/engine/activity.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
-import { activityQueueName } from "../../src/runtime/queue-names.js";
+import { activityQueueName } from "../../src/transport/queue-names.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 
 /**

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import type { TenorError } from "../../src/errors/tenor-error.js";
-import { startRunnerRuntime } from "../../src/runtime/runner-runtime.js";
+import { startRunnerRuntime } from "../../src/roles/runner-runtime.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 import { newExecution } from "../support/new-execution.js";
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { ExecutionView } from "../../src/engine/execution-client.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { KeyedLanes } from "../../src/keyed/keyed-lanes.js";
-import { KEYED_SPACES } from "../../src/runtime/queue-names.js";
+import { KEYED_SPACES } from "../../src/transport/queue-names.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 
 /**

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/runtime/create-execution-client.js";
+import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";

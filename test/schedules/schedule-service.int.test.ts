@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { QUEUE_NAMES } from "../../src/runtime/queue-names.js";
+import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { blockchainHealthSchedule } from "../../src/schedules/blockchain-health-collector.js";
 import type { ScheduleDefinition } from "../../src/schedules/schedule-definition.js";
 import { registerSchedules } from "../../src/schedules/schedule-runs.js";

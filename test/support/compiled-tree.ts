@@ -12,7 +12,7 @@ const root = new URL("../../", import.meta.url).pathname;
  * (CI builds it before the tests, see .ci/run).
  */
 export function compiledTree(): { dir: string; scripts: Record<string, string> } {
-  if (!existsSync(join(root, "dist/src/main.js"))) {
+  if (!existsSync(join(root, "dist/workers/main.js"))) {
     execFileSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
   }
   const dir = mkdtempSync(join(tmpdir(), "tenor-image-"));

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 
-/** A Tenor role (src/main.ts) running as a real child process, with its output collected. */
+/** A Tenor role (workers/main.ts) running as a real child process, with its output collected. */
 export interface RoleProcess {
   child: ChildProcess;
   output(): string;
@@ -10,7 +10,7 @@ export interface RoleProcess {
 }
 
 export function spawnRole(env: Record<string, string>): RoleProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
     env: { PATH: process.env.PATH ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 import { type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
 import type { ExecutionClient } from "../../engine/execution-client.js";
 import type { Logger } from "../../observability/logger.js";
-import { startRepeatingTask } from "../../runtime/repeating-task.js";
+import { startRepeatingTask } from "../../transport/repeating-task.js";
 import { type ChainWait, listChainWaits } from "../../store/chain-watch-sql.js";
 import { payerBalance } from "../lifecycle/node-steps.js";
 import { chainTransaction } from "../lifecycle/transaction-workflow.js";

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import type { TenorConfig } from "../config/schema.js";
+import type { TenorConfig } from "../../src/config/schema.js";
 import { SupervisorError, SupervisorErrorCode } from "./supervisor-errors.js";
 import {
   DEFAULT_GRACE_MS,
@@ -18,7 +18,7 @@ import {
 export interface LocalCommandLine {
   /** Roles to start, in order. Default all three. */
   readonly roles: readonly string[];
-  /** Program each role runs. Default `src/main.ts` (through tsx). */
+  /** Program each role runs. Default `workers/main.ts` (through tsx). */
   readonly entry: string;
   /** Poll each role's `/readyz` and report when all answer 200. */
   readonly waitReady: boolean;
@@ -31,7 +31,7 @@ export interface LocalCommandLine {
 }
 
 /** Default program of every role, run from source. */
-export const DEFAULT_ENTRY = "src/main.ts";
+export const DEFAULT_ENTRY = "workers/main.ts";
 
 /** Usage text for `--help` and for a usage error. */
 export const LOCAL_USAGE = `Usage: npm run local -- [options]
@@ -46,7 +46,7 @@ Options:
   --ready-timeout-ms <n>  give up waiting for readiness after n ms (default: ${DEFAULT_READY_TIMEOUT_MS})
   --grace-ms <n>          time between SIGTERM and SIGKILL, in ms (default: ${DEFAULT_GRACE_MS})
   --entry <path>          program each role runs (default: ${DEFAULT_ENTRY}; .ts runs through tsx,
-                          use dist/src/main.js for the built code)
+                          use dist/workers/main.js for the built code)
   --help                  show this text
 
 Health ports come from TENOR_API_PORT (3000), TENOR_RUNNER_HEALTH_PORT (3001) and

@@ -9,19 +9,20 @@ import type { WorkflowRegistry } from "../engine/registry.js";
 import { TurnRunner } from "../engine/turn-runner.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
-import { engineMetricsHooks } from "../observability/engine-metrics.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
-import { measuredSchedules, registerRunnerGauges } from "../observability/runner-metrics.js";
-import { runnerSchedules } from "../schedules/runner-schedules.js";
+import { startActivityWorkers } from "../runtime/activity-worker.js";
+import { engineMetricsHooks } from "../runtime/engine-metrics.js";
+import { ExecutionQueue } from "../runtime/execution-queue.js";
+import { startExecutionWorker } from "../runtime/execution-worker.js";
+import { type RunnerScheduleDependencies, runnerSchedules } from "../schedules/runner-schedules.js";
+import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
-import { startActivityWorkers } from "./activity-worker.js";
-import { ExecutionQueue } from "./execution-queue.js";
-import { startExecutionWorker } from "./execution-worker.js";
-import { activityQueueName, QUEUE_NAMES } from "./queue-names.js";
+import { activityQueueName, QUEUE_NAMES } from "../transport/queue-names.js";
+import { measuredSchedules, registerRunnerGauges } from "./runner-metrics.js";
 
 export interface RunnerRuntimeOptions {
   config: TenorConfig;
@@ -36,6 +37,8 @@ export interface RunnerRuntimeOptions {
   entities?: EntityRegistry;
   /** Activities this runner works on, each on its own queue (defineActivity); none when unset. */
   activities?: ActivityRegistry;
+  /** The application's own schedules, run next to the built-in ones; none when unset. */
+  schedules?: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
   /** The process's metrics: engine hooks, schedule runs and scrape-time gauges feed it. */
   metrics?: TenorMetrics;
 }
@@ -112,14 +115,15 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
   });
-  const definitions = runnerSchedules({
+  const scheduleDeps: RunnerScheduleDependencies = {
     config,
     pool: options.pool,
     redis: options.producerRedis,
     executionQueue: queue,
     retainedQueues: () => [queue.queue, schedules.queue],
     logger,
-  });
+  };
+  const definitions = [...runnerSchedules(scheduleDeps), ...(options.schedules?.(scheduleDeps) ?? [])];
   const schedules = await startScheduleService({
     definitions: metrics ? measuredSchedules(metrics, definitions) : definitions,
     pool: options.pool,

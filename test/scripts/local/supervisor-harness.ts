@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../support/ports.js";
+import { freePort } from "../../support/ports.js";
 
 /**
  * Runs `scripts/local.ts` (the real CLI) as a process against test/fixtures/fake-role.mjs, and

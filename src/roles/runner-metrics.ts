@@ -2,11 +2,11 @@ import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { KeyedLanes } from "../keyed/keyed-lanes.js";
-import { KEYED_SPACES } from "../runtime/queue-names.js";
+import { METRIC_NAMES } from "../observability/metric-names.js";
+import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { countLiveExecutions } from "../store/pg-metrics-queries.js";
-import { METRIC_NAMES } from "./metric-names.js";
-import { scrapedGauge, type TenorMetrics } from "./metrics.js";
+import { KEYED_SPACES } from "../transport/queue-names.js";
 
 /** BullMQ job states reported as queue depth. */
 const QUEUE_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "failed"] as const;

@@ -1,19 +1,19 @@
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
+import type { AdmissionSettings } from "../api/admission.js";
+import type { ApiSettings } from "../api/api-deps.js";
+import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
-import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgAudit } from "../store/pg-audit.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
-import type { AdmissionSettings } from "./admission.js";
-import type { ApiSettings } from "./api-deps.js";
-import { createApiApp } from "./server.js";
+import { createExecutionClient } from "./create-execution-client.js";
 
 export interface PlatformApiOptions {
   settings: ApiSettings;

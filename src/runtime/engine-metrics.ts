@@ -1,5 +1,5 @@
 import type { EngineHooks } from "../engine/context.js";
-import type { TenorMetrics } from "./metrics.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 
 /** Turn outcomes that end an execution, and the status each finishes with. */
 const TERMINAL_OUTCOMES: Readonly<Record<string, string>> = { completed: "completed", failed: "failed" };

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createRedisConnection, readEvictionPolicy, redactUrl } from "../../src/runtime/redis-connection.js";
+import { createRedisConnection, readEvictionPolicy, redactUrl } from "../../src/transport/redis-connection.js";
 import { redisUrl } from "../support/redis.js";
 
 const opened: { quit(): Promise<unknown> }[] = [];

@@ -4,15 +4,15 @@ import {
   parseLocalCommandLine,
   roleCommandFor,
   rolePortsFromConfig,
-} from "../../src/roles/supervisor-cli.js";
+} from "../../../scripts/local/supervisor-cli.js";
 import {
   LineSplitter,
   labelWidth,
   prefixLine,
   shouldUseColour,
   supervisorLine,
-} from "../../src/roles/supervisor-lines.js";
-import { resolveSupervisorOptions } from "../../src/roles/supervisor-options.js";
+} from "../../../scripts/local/supervisor-lines.js";
+import { resolveSupervisorOptions } from "../../../scripts/local/supervisor-options.js";
 
 const ESC = "\u001b[";
 const plain = { width: 10, colour: false };
@@ -117,7 +117,7 @@ describe("npm run local command line", () => {
   it("parses flags with defaults", () => {
     expect(parseLocalCommandLine([])).toEqual({
       roles: ["api", "runner", "indexer"],
-      entry: "src/main.ts",
+      entry: "workers/main.ts",
       waitReady: false,
       readyTimeoutMs: 60_000,
       graceMs: 10_000,
@@ -149,13 +149,13 @@ describe("npm run local command line", () => {
   });
 
   it("runs TypeScript through tsx and built JavaScript on plain node", () => {
-    expect(roleCommandFor("/node", "src/main.ts")).toEqual({
+    expect(roleCommandFor("/node", "workers/main.ts")).toEqual({
       file: "/node",
-      args: ["--import", "tsx", "src/main.ts"],
+      args: ["--import", "tsx", "workers/main.ts"],
     });
-    expect(roleCommandFor("/node", "dist/src/main.js")).toEqual({
+    expect(roleCommandFor("/node", "dist/workers/main.js")).toEqual({
       file: "/node",
-      args: ["dist/src/main.js"],
+      args: ["dist/workers/main.js"],
     });
   });
 });

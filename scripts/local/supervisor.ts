@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
-import { toTenorError } from "../errors/tenor-error.js";
+import { toTenorError } from "../../src/errors/tenor-error.js";
 import { describeExit, SupervisorError, SupervisorErrorCode } from "./supervisor-errors.js";
 import {
   LineSplitter,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { startRepeatingTask } from "../../src/runtime/repeating-task.js";
+import { startRepeatingTask } from "../../src/transport/repeating-task.js";
 
 const until = async (probe: () => boolean) => {
   while (!probe()) await new Promise((resolve) => setTimeout(resolve, 5));

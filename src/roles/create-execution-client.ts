@@ -4,9 +4,9 @@ import { ExecutionClient } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { KeyedWorkflowGate } from "../keyed/keyed-workflow-gate.js";
 import type { Logger } from "../observability/logger.js";
+import { ExecutionQueue } from "../runtime/execution-queue.js";
 import { PgExecutionQueries } from "../store/pg-execution-queries.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
-import { ExecutionQueue } from "./execution-queue.js";
 
 /** Wires the client to PostgreSQL and the executions queue; `close` releases the queue only. */
 export function createExecutionClient(options: {

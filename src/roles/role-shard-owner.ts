@@ -1,8 +1,8 @@
 import type { TenorConfig } from "../config/schema.js";
 import type { Logger } from "../observability/logger.js";
-import type { Dependencies } from "../roles/dependencies.js";
-import type { ShardDomain } from "./shard-map.js";
-import { ShardOwner, type ShardWork } from "./shard-owner.js";
+import type { ShardDomain } from "../ownership/shard-map.js";
+import { ShardOwner, type ShardWork } from "../ownership/shard-owner.js";
+import type { Dependencies } from "./dependencies.js";
 
 /**
  * Starts the shard ownership of a runner or indexer replica from configuration. Until work is

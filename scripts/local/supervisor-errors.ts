@@ -1,4 +1,4 @@
-import { TenorError } from "../errors/tenor-error.js";
+import { TenorError } from "../../src/errors/tenor-error.js";
 
 /** Stable codes for everything the local supervisor reports as a failure. */
 export const SupervisorErrorCode = {

@@ -1,5 +1,5 @@
 import type { Writable } from "node:stream";
-import { ROLES, type Role } from "../config/role.js";
+import { ROLES, type Role } from "../../src/config/role.js";
 import { SupervisorError, SupervisorErrorCode } from "./supervisor-errors.js";
 
 /** The roles the supervisor can start, in start order. There is deliberately no combined role. */
@@ -12,7 +12,7 @@ export type SupervisedRole = Role;
 export interface RoleCommand {
   /** Executable, usually `process.execPath`. */
   readonly file: string;
-  /** Arguments, e.g. `["--import", "tsx", "src/main.ts"]`. */
+  /** Arguments, e.g. `["--import", "tsx", "workers/main.ts"]`. */
   readonly args: readonly string[];
 }
 

@@ -1,0 +1,21 @@
+import type { AnyActivity } from "../engine/activity.js";
+import type { AnyWorkflow } from "../engine/workflow.js";
+import type { AnyEntity } from "../keyed/entity.js";
+import type { RunnerScheduleDependencies } from "../schedules/runner-schedules.js";
+import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
+
+/**
+ * What an application built on Tenor hands the roles: its workflows, activities, keyed entities
+ * and schedules. The roles are the engine's host and know no application; the composition root
+ * (`workers/`) builds this from `flows/` and passes it down (docs/architecture.md).
+ */
+export interface Application {
+  readonly workflows: readonly AnyWorkflow[];
+  readonly activities: readonly AnyActivity[];
+  readonly entities: readonly AnyEntity[];
+  /**
+   * The application's own schedules, next to the runner's built-in ones (sweep, rollups,
+   * retention, chain health). Built once per runner start, with the runner's connections.
+   */
+  readonly schedules: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
+}
