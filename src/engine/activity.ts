@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { DEFINITION_NAME_PATTERN, DeclaredDefinitions, DefinitionRegistry } from "./definitions.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import type { ErrorClass } from "./refusals.js";
 import type { RetryPolicy } from "./retry-policy.js";
-import { WORKFLOW_NAME_PATTERN } from "./workflow.js";
 
 /**
  * The worker pool an activity runs in. Activities that share a queue share its pool, so they must
@@ -53,7 +53,7 @@ export interface ActivityDefinition<I = unknown, O = unknown> extends Readonly<A
 export type AnyActivity = ActivityDefinition<any, any>;
 
 const QUEUE_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
-const declared = new Map<string, AnyActivity>();
+const declared = new DeclaredDefinitions<AnyActivity>();
 
 export function defineActivity<I, O>(spec: ActivitySpec<I, O>): ActivityDefinition<I, O> {
   const invalid = (field: string, value: unknown, rule: string) =>
@@ -64,8 +64,8 @@ export function defineActivity<I, O>(spec: ActivitySpec<I, O>): ActivityDefiniti
         details: { field, value },
       },
     );
-  if (!WORKFLOW_NAME_PATTERN.test(spec.name))
-    throw invalid("name", spec.name, `must match ${WORKFLOW_NAME_PATTERN}`);
+  if (!DEFINITION_NAME_PATTERN.test(spec.name))
+    throw invalid("name", spec.name, `must match ${DEFINITION_NAME_PATTERN}`);
   if (!QUEUE_NAME_PATTERN.test(spec.queue.name))
     throw invalid("queue.name", spec.queue.name, `must match ${QUEUE_NAME_PATTERN}`);
   const concurrency = spec.queue.concurrency ?? 1;
@@ -82,7 +82,7 @@ export function defineActivity<I, O>(spec: ActivitySpec<I, O>): ActivityDefiniti
     throw invalid("queue.limiter", limiter, "must have integer max ≥ 1 and durationMs ≥ 1");
   }
   const definition = Object.freeze({ ...spec, kind: "activity" as const });
-  declared.set(spec.name, definition as AnyActivity);
+  declared.add(definition as AnyActivity);
   return definition;
 }
 
@@ -91,19 +91,24 @@ export function isActivity(value: unknown): value is AnyActivity {
 }
 
 /** The activities a runner works on, grouped by queue. */
-export class ActivityRegistry {
-  private readonly byName = new Map<string, AnyActivity>();
+export class ActivityRegistry extends DefinitionRegistry<AnyActivity> {
   private readonly byQueue = new Map<string, { options: ActivityQueueOptions; activities: AnyActivity[] }>();
 
   constructor(activities: readonly AnyActivity[]) {
+    super(
+      {
+        noun: "activity",
+        plural: "activities",
+        codes: {
+          duplicate: ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
+          unknown: ENGINE_ERRORS.ACTIVITY_UNKNOWN,
+          notRegistered: ENGINE_ERRORS.WORKFLOW_NOT_REGISTERED,
+        },
+      },
+      declared,
+      activities,
+    );
     for (const activity of activities) {
-      if (this.byName.has(activity.name)) {
-        throw new TenorError(
-          ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
-          `activity ${activity.name} is registered twice`,
-        );
-      }
-      this.byName.set(activity.name, activity);
       const group = this.byQueue.get(activity.queue.name);
       if (!group) {
         this.byQueue.set(activity.queue.name, { options: activity.queue, activities: [activity] });
@@ -120,31 +125,8 @@ export class ActivityRegistry {
     }
   }
 
-  get(name: string): AnyActivity {
-    const activity = this.byName.get(name);
-    if (activity) return activity;
-    throw new TenorError(
-      ENGINE_ERRORS.ACTIVITY_UNKNOWN,
-      `activity ${JSON.stringify(name)} is not registered on this runner`,
-      {
-        details: { activity: name, registered: [...this.byName.keys()] },
-      },
-    );
-  }
-
   queues(): { options: ActivityQueueOptions; activities: readonly AnyActivity[] }[] {
     return [...this.byQueue.values()];
-  }
-
-  /** A runner refuses to start when an activity was declared in this process but not registered. */
-  assertAllDeclaredRegistered(): void {
-    const missing = [...declared.keys()].filter((name) => !this.byName.has(name));
-    if (missing.length === 0) return;
-    throw new TenorError(
-      ENGINE_ERRORS.WORKFLOW_NOT_REGISTERED,
-      `activities declared but not registered with this runner: ${missing.join(", ")}; add them to the registry`,
-      { details: { missing } },
-    );
   }
 }
 

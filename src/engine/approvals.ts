@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
 import { canonicalHash } from "./canonical-json.js";
-import type { WaitDeadline, WorkflowContext } from "./context.js";
+import type { SignalWait, WaitDeadline } from "./context-types.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
 
@@ -68,7 +68,7 @@ export interface ApprovalWaitDetails {
 
 /** The body of `ctx.waitForApproval`; a decision journaled for other parameters is refused. */
 export async function waitForApproval(
-  ctx: WorkflowContext,
+  waitForSignal: SignalWait,
   name: string,
   options: ApprovalOptions,
 ): Promise<ApprovalOutcome> {
@@ -82,7 +82,7 @@ export async function waitForApproval(
   }
   const paramsHash = hashApprovalParams(options.params);
   const details: ApprovalWaitDetails = { params: options.params, paramsHash, quorum };
-  const result = await ctx.waitForSignal(approvalSignalName(name), {
+  const result = await waitForSignal(approvalSignalName(name), {
     schema: ApprovalDecisionPayload,
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     ...(options.deadline !== undefined ? { deadline: options.deadline } : {}),

@@ -1,14 +1,14 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
+import type { ChildWorkflow } from "./context-types.js";
 import { ChildWorkflowError } from "./errors.js";
 import type { JournalCursor } from "./journal-cursor.js";
-import type { WorkflowDefinition } from "./workflow.js";
 
 /** Child workflows of a WorkflowContext. */
 
 export async function runChild<I, O>(
   cursor: JournalCursor,
-  workflow: WorkflowDefinition<I, O>,
+  workflow: ChildWorkflow<I, O>,
   input: I,
 ): Promise<O> {
   const { position, cause, entry } = cursor.claim("child", workflow.name);

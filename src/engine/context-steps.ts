@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AnyActivity } from "./activity.js";
-import type { StepInfo, StepOptions } from "./context.js";
+import type { StepInfo, StepOptions } from "./context-types.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
 import type { JournalEntry } from "./execution-store.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ConditionResult, SignalResult, WaitDeadline, WaitPresentation } from "./context.js";
+import type { ConditionResult, SignalResult, WaitDeadline, WaitPresentation } from "./context-types.js";
 import { type Duration, toMilliseconds } from "./duration.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";

@@ -1,115 +1,40 @@
 import { randomUUID } from "node:crypto";
-import type { z } from "zod";
 import type { ActivityDefinition, AnyActivity } from "./activity.js";
 import { isActivity } from "./activity.js";
 import { type ApprovalOptions, type ApprovalOutcome, waitForApproval } from "./approvals.js";
 import { runChild } from "./context-children.js";
 import { recordOnce, runActivity, runStep } from "./context-steps.js";
+import type {
+  ChildWorkflow,
+  ConditionResult,
+  ContextDeps,
+  SignalResult,
+  SignalWaitOptions,
+  StepInfo,
+  StepOptions,
+  WaitDeadline,
+} from "./context-types.js";
 import { runConditionWait, runSignalWait, runSleep } from "./context-waits.js";
 import { type Duration, toMilliseconds } from "./duration.js";
-import type { ExecutionStore, Fence, JournalEntry, WaitDescriptor } from "./execution-store.js";
 import { JournalCursor } from "./journal-cursor.js";
-import type { ErrorClass } from "./refusals.js";
-import type { RetryPolicy } from "./retry-policy.js";
 import type { TurnStop } from "./turn-stop.js";
-import type { WorkflowDefinition } from "./workflow.js";
 
 export { childExecutionId } from "./context-children.js";
+export type {
+  ActivityDispatch,
+  ChildDispatcher,
+  ChildWorkflow,
+  ConditionResult,
+  ContextDeps,
+  EngineHooks,
+  SignalResult,
+  SignalWaitOptions,
+  StepInfo,
+  StepOptions,
+  WaitDeadline,
+  WaitPresentation,
+} from "./context-types.js";
 export type { ErrorClass } from "./refusals.js";
-
-/** What a step function receives. */
-export interface StepInfo {
-  executionId: string;
-  position: number;
-  /** 1 for the first attempt in this turn. */
-  attempt: number;
-}
-
-export interface StepOptions<T> {
-  /** Encodes the result into the journal and decodes it on replay (typed values, DESIGN §3). */
-  schema?: z.ZodType<T, unknown>;
-  /** Immediate retries of transient failures; exhausting them suspends the execution. */
-  retry?: RetryPolicy;
-  /** Refusals: journaled as the step's outcome and re-raised as the same class on replay. */
-  nonRetryable?: readonly ErrorClass[];
-}
-
-export type SignalResult<T> = { timedOut: false; payload: T } | { timedOut: true };
-export type ConditionResult = { satisfied: true } | { timedOut: true };
-
-export interface WaitDeadline {
-  timeout?: Duration;
-  deadline?: Date;
-}
-
-/** How the status projection shows a signal wait (approvals show as kind "approval" with their parameters). */
-export interface WaitPresentation {
-  kind: WaitDescriptor["kind"];
-  name: string;
-  details?: Record<string, unknown>;
-}
-
-/** Starts child executions on the transport (BullMQ) with the parent waiting for them. */
-export interface ChildDispatcher {
-  dispatchChild(child: { id: string; workflow: string }, parentExecutionId: string): Promise<void>;
-  /**
-   * Adds the activity's job (idempotent by job id) on its queue, as a child of the execution's job.
-   * `failed` when that job already ran out of retries: the execution suspends, and the job is
-   * removed so the recovery turn dispatches it afresh.
-   */
-  dispatchActivity(
-    request: ActivityDispatch,
-  ): Promise<{ state: "dispatched" } | { state: "failed"; reason: string }>;
-}
-
-/** One activity step to run on its queue: the worker reads the journaled input from the position. */
-export interface ActivityDispatch {
-  executionId: string;
-  position: number;
-  activity: string;
-  queue: string;
-}
-
-/** Test and instrumentation hooks (metrics: src/observability/engine-metrics.ts). */
-export interface EngineHooks {
-  /** Runs when a turn is about to begin, before the transport proves it still owns the job. */
-  beforeTurn?(info: { executionId: string }): void | Promise<void>;
-  /** Runs before a step's work starts (before the fence check a stalled turn makes). */
-  beforeStep?(info: { executionId: string; step: string; position: number }): void | Promise<void>;
-  /**
-   * Runs after a step's work succeeded and before its checkpoint is written; `durationMs` is the
-   * step's work, retries included.
-   */
-  beforeCheckpoint?(info: {
-    executionId: string;
-    step: string;
-    position: number;
-    durationMs: number;
-  }): void | Promise<void>;
-  /** Runs once a turn holds its fence, before the body replays. Must not throw. */
-  turnStarted?(info: { executionId: string; workflow: string }): void;
-  /** Runs when a turn that held its fence ends (`error`: it threw), with its duration. Must not throw. */
-  turnEnded?(info: { executionId: string; workflow: string; outcome: string; durationMs: number }): void;
-}
-
-export interface ContextDeps {
-  fence: Fence;
-  orgId: string;
-  journal: readonly JournalEntry[];
-  store: ExecutionStore;
-  dispatcher: ChildDispatcher;
-  hooks: EngineHooks;
-  clock: () => number;
-  /** Monotonic time (performance.now()) at which the turn's fence was taken. */
-  fenceConfirmedAt?: number;
-  /**
-   * Longest time a turn may go without proving its fence before it starts a step's work; unset:
-   * never checked (docs/engine.md, "Fencing"). The runner uses half the BullMQ lock duration.
-   */
-  staleFenceMs?: number;
-  /** True once the transport knows this turn's processing was replaced: the turn stops as fenced. */
-  abandoned?: () => boolean;
-}
 
 /**
  * The durable context of one turn (DESIGN §2.1–2.2). Every call takes the next journal position
@@ -168,10 +93,7 @@ export class WorkflowContext {
   }
 
   /** Waits for the signal `name`; early signals are kept and consumed in arrival order, once each. */
-  waitForSignal<T>(
-    name: string,
-    options: { schema: z.ZodType<T, unknown>; presentAs?: WaitPresentation } & WaitDeadline,
-  ): Promise<SignalResult<T>> {
+  waitForSignal<T>(name: string, options: SignalWaitOptions<T>): Promise<SignalResult<T>> {
     return this.cursor.track(runSignalWait(this.cursor, name, options));
   }
 
@@ -180,7 +102,7 @@ export class WorkflowContext {
    * `params`, decided through the API. See approvals.ts.
    */
   waitForApproval(name: string, options: ApprovalOptions): Promise<ApprovalOutcome> {
-    return waitForApproval(this, name, options);
+    return waitForApproval((signal, wait) => this.waitForSignal(signal, wait), name, options);
   }
 
   /** Polls `check` durably every `every` until it holds or the deadline passes. */
@@ -192,7 +114,7 @@ export class WorkflowContext {
   }
 
   /** Starts a child workflow and returns its typed result, or throws ChildWorkflowError. */
-  child<I, O>(workflow: WorkflowDefinition<I, O>, input: I): Promise<O> {
+  child<I, O>(workflow: ChildWorkflow<I, O>, input: I): Promise<O> {
     return this.cursor.track(runChild(this.cursor, workflow, input));
   }
 

@@ -1,5 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
-import type { ContextDeps, WaitDeadline } from "./context.js";
+import type { ContextDeps, WaitDeadline } from "./context-types.js";
 import { DeliveryOrder } from "./delivery-order.js";
 import { toMilliseconds } from "./duration.js";
 import { type FailureRecord, NonDeterminismError, TurnFencedError } from "./errors.js";

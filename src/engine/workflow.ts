@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
 import type { WorkflowContext } from "./context.js";
+import { DEFINITION_NAME_PATTERN, DeclaredDefinitions } from "./definitions.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 
 /** What `defineWorkflow` takes (DESIGN §2.1). */
@@ -29,26 +30,17 @@ export interface WorkflowDefinition<I = unknown, O = unknown> extends Readonly<W
   readonly kind: "workflow";
 }
 
-export const WORKFLOW_NAME_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
-
-/**
- * Every workflow defined in this process, so a runner can refuse to start when one was
- * declared (its module imported) but not registered: a child call to it would otherwise wait forever.
- */
-const declared = new Map<string, WorkflowDefinition<unknown, unknown>>();
-
-function declaredKey(name: string, version: number): string {
-  return `${name}@${version}`;
-}
+/** Every workflow version defined in this process (see DeclaredDefinitions). */
+export const declaredWorkflows = new DeclaredDefinitions<WorkflowDefinition>();
 
 /** Defines a workflow. Validates the name and version at once; the result is frozen. */
 export function defineWorkflow<I, O, IEnc = unknown, OEnc = unknown>(
   spec: WorkflowSpec<I, O, IEnc, OEnc>,
 ): WorkflowDefinition<I, O> {
-  if (!WORKFLOW_NAME_PATTERN.test(spec.name)) {
+  if (!DEFINITION_NAME_PATTERN.test(spec.name)) {
     throw new TenorError(
       ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID,
-      `workflow name ${JSON.stringify(spec.name)} must match ${WORKFLOW_NAME_PATTERN} (for example "asset.create")`,
+      `workflow name ${JSON.stringify(spec.name)} must match ${DEFINITION_NAME_PATTERN} (for example "asset.create")`,
       { details: { field: "name", value: spec.name } },
     );
   }
@@ -63,18 +55,8 @@ export function defineWorkflow<I, O, IEnc = unknown, OEnc = unknown>(
     I,
     O
   >;
-  declared.set(declaredKey(spec.name, spec.version), definition as WorkflowDefinition<unknown, unknown>);
+  declaredWorkflows.add(definition as WorkflowDefinition);
   return definition;
-}
-
-/** Names of all workflows defined in this process so far. */
-export function declaredWorkflowNames(): string[] {
-  return [...new Set([...declared.values()].map((w) => w.name))];
-}
-
-/** Every workflow version defined in this process so far. */
-export function declaredWorkflows(): { name: string; version: number }[] {
-  return [...declared.values()].map((w) => ({ name: w.name, version: w.version }));
 }
 
 /** Any workflow, for registries and lists; the body's input type is erased there on purpose. */

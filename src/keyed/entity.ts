@@ -1,6 +1,6 @@
 import type { QueryResult, QueryResultRow } from "pg";
 import type { z } from "zod";
-import { WORKFLOW_NAME_PATTERN } from "../engine/workflow.js";
+import { DEFINITION_NAME_PATTERN, DeclaredDefinitions } from "../engine/definitions.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { KEYED_ERRORS } from "./error-codes.js";
 
@@ -82,7 +82,8 @@ export type CommandOutput<E extends AnyEntity, C extends keyof E["handlers"]> = 
 /** The entity name keyed workflow admissions use; not a valid entity name, so it never collides. */
 export const WORKFLOW_ADMISSIONS = "@workflow";
 
-const declared = new Map<string, AnyEntity>();
+/** Every entity defined in this process (see DeclaredDefinitions). */
+export const declaredEntities = new DeclaredDefinitions<AnyEntity>();
 
 /** Defines a keyed entity (DESIGN §2.5). Validates at once; the result is frozen. */
 export function defineEntity<S, H extends Record<string, AnyCommand<S>>>(
@@ -93,8 +94,8 @@ export function defineEntity<S, H extends Record<string, AnyCommand<S>>>(
       details: { entity: spec.name, field },
     });
   };
-  if (!WORKFLOW_NAME_PATTERN.test(spec.name))
-    invalid("name", `name must match ${WORKFLOW_NAME_PATTERN} (for example "chain.nonce")`);
+  if (!DEFINITION_NAME_PATTERN.test(spec.name))
+    invalid("name", `name must match ${DEFINITION_NAME_PATTERN} (for example "chain.nonce")`);
   const limit = spec.limit ?? 1;
   if (!Number.isInteger(limit) || limit < 1)
     invalid("limit", `limit ${String(limit)} must be an integer ≥ 1`);
@@ -115,11 +116,6 @@ export function defineEntity<S, H extends Record<string, AnyCommand<S>>>(
     maxAttempts,
     handlers: Object.freeze({ ...spec.handlers }) as H,
   });
-  declared.set(spec.name, definition);
+  declaredEntities.add(definition);
   return definition;
-}
-
-/** Names of all entities defined in this process so far. */
-export function declaredEntityNames(): string[] {
-  return [...declared.keys()];
 }
