@@ -8,8 +8,8 @@ import { Redis } from "ioredis";
 import pg from "pg";
 import { loadConfig } from "../src/config/load-config.js";
 import { REDIS_START_HINT } from "../src/roles/dependencies.js";
-import { redactUrl } from "../src/transport/redis-connection.js";
 import { POSTGRES_START_HINT } from "../src/store/migrations/migration-error.js";
+import { redactUrl } from "../src/transport/redis-connection.js";
 
 const config = loadConfig({ env: process.env });
 const problems: string[] = [];

@@ -7,10 +7,10 @@ import type { ExecutionClient } from "../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
+import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { BENCH_WORKFLOWS } from "../workflows.js";
 
 /** `durable.*` overrides a workload may set; the rest are the product defaults. */

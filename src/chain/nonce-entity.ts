@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineEntity } from "../keyed/entity.js";
-import { reserveNonce } from "./nonce-reservation.js";
+import { reserveNonce } from "../store/pg-nonce-reservations.js";
 
 export const ReserveNonceInput = z.object({
   chainId: z.number().int().positive(),

@@ -1,5 +1,5 @@
-import { TenorError } from "../errors/tenor-error.js";
 import { REDACTED, redactText, redactValue, SECRET_FIELD } from "../errors/redact.js";
+import { TenorError } from "../errors/tenor-error.js";
 
 /** One violated rule: which key, what value it had, and the rule it broke. */
 export interface ConfigIssue {

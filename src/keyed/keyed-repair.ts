@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { startRepeatingTask } from "../transport/repeating-task.js";
-import { KEYED_SQL } from "./command-sql.js";
 import type { KeyedLanes, LaneItem } from "./keyed-lanes.js";
 import { entityLane } from "./keyed-names.js";
 import type { KeyedWorkflowGate } from "./keyed-workflow-gate.js";

@@ -1,8 +1,8 @@
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
-import { KEYED_SQL } from "./command-sql.js";
 import { KeyedLanes } from "./keyed-lanes.js";
 
 /** Enqueues an execution's job; the executions queue (idempotent by job id). */

@@ -1,6 +1,6 @@
 import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { RetentionPolicy } from "./retention-policy.js";
+import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 
 /**
  * Completed queue messages: BullMQ jobs in a queue's `completed` set whose finish time is older

@@ -1,5 +1,5 @@
 import type { Logger } from "../observability/logger.js";
-import type { RetentionPolicy } from "./retention-policy.js";
+import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 
 export interface RetentionPassOptions {
   policies: readonly RetentionPolicy[];

@@ -4,7 +4,7 @@ import type { Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { POSTGRES_START_HINT } from "../store/migrations/migration-error.js";
-import { createPgPool } from "../store/pg-pool.js";
+import { createPgPool, pingDatabase } from "../store/pg-pool.js";
 import { createRedisConnection, redactUrl } from "../transport/redis-connection.js";
 
 export const REDIS_START_HINT =
@@ -30,7 +30,7 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
     max: config.database.poolMax,
   });
   try {
-    await pool.query("SELECT 1");
+    await pingDatabase(pool);
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw new TenorError(

@@ -7,6 +7,7 @@ import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
 import { createMetrics } from "../observability/metrics.js";
 import { assertShardCount } from "../ownership/shard-count-guard.js";
+import { pingDatabase } from "../store/pg-pool.js";
 import { connectDependencies } from "./dependencies.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { StartupFailed, startWithRelaunch } from "./startup-relaunch.js";
@@ -54,7 +55,7 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
     // Every role, the api too: one release must agree on the shard count (DESIGN §2.6).
     await assertShardCount(pool, config.durable.sharding.shardCount);
     const readiness = {
-      postgresql: async () => void (await pool.query("SELECT 1")),
+      postgresql: () => pingDatabase(pool),
       redis: async () => void (await redis.ping()),
     };
     return starters[role]({

@@ -20,6 +20,7 @@ import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
+import { heldExecutions } from "../store/pg-sweep-queries.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { activityQueueName, QUEUE_NAMES } from "../transport/queue-names.js";
 import { measuredSchedules, registerRunnerGauges } from "./runner-metrics.js";
@@ -167,9 +168,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
  * starts: a new deployment is exactly when their code may have been fixed.
  */
 async function wakeHeldExecutions(pool: Pool, queue: ExecutionQueue, logger: Logger): Promise<void> {
-  const { rows } = await pool.query<{ id: string; workflow: string }>(
-    "SELECT id, workflow FROM executions WHERE hold IS NOT NULL AND status = 'suspended' LIMIT 10000",
-  );
+  const rows = await heldExecutions(pool, 10_000);
   for (const row of rows) await queue.wake(row.id, row.workflow);
   if (rows.length > 0)
     logger.info("woke held executions for a retry with this release", { count: rows.length });

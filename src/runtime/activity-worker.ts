@@ -6,8 +6,8 @@ import { isRefusal, refusalRecord } from "../engine/refusals.js";
 import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
-import type { ActivityJobData } from "./execution-queue.js";
 import { activityQueueName } from "../transport/queue-names.js";
+import type { ActivityJobData } from "./execution-queue.js";
 
 export interface ActivityWorkerOptions {
   connection: Redis;

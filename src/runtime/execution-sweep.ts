@@ -1,9 +1,14 @@
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import {
+  cancelRequestedUnfinished,
+  type SweepCandidate,
+  staleUnfinishedExecutions,
+} from "../store/pg-sweep-queries.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
-import type { ExecutionQueue } from "./execution-queue.js";
 import { executionJobId } from "../transport/queue-names.js";
+import type { ExecutionQueue } from "./execution-queue.js";
 
 export interface SweepOptions {
   pool: Pool;
@@ -21,12 +26,6 @@ export interface SweepReport {
   reenqueued: number;
 }
 
-interface Candidate {
-  id: string;
-  workflow: string;
-  wake_at: Date | null;
-}
-
 /**
  * The convergent sweep (DESIGN §2.4): PostgreSQL is the ledger and Redis the doorbell. Every
  * execution that PostgreSQL says is not finished must have a live job; one that has none (Redis
@@ -39,20 +38,7 @@ export async function sweepExecutions(options: SweepOptions): Promise<SweepRepor
   const report: SweepReport = { examined: 0, reenqueued: 0 };
   let after = "00000000-0000-0000-0000-000000000000";
   for (;;) {
-    const { rows } = await options.pool.query<Candidate>(
-      `SELECT id, workflow, wake_at FROM executions e
-       WHERE status IN ('running', 'waiting', 'suspended') AND updated_at < now() - make_interval(secs => $1::float / 1000)
-         AND id > $2
-         -- A running turn journals without touching the row: its newest position counts as activity.
-         AND NOT (status = 'running' AND COALESCE((
-               SELECT GREATEST(j.started_at, j.completed_at) FROM journal_entries j
-               WHERE j.execution_id = e.id ORDER BY j.position DESC LIMIT 1
-             ), updated_at) >= now() - make_interval(secs => $1::float / 1000))
-         -- Keyed executions not yet admitted are the keyed repair's (src/keyed), never enqueued here.
-         AND NOT (turn = 0 AND status = 'waiting' AND key IS NOT NULL)
-       ORDER BY id LIMIT $3`,
-      [options.graceMs, after, batchSize],
-    );
+    const rows = await staleUnfinishedExecutions(options.pool, options.graceMs, after, batchSize);
     if (rows.length === 0) break;
     after = rows[rows.length - 1]?.id as string;
     report.examined += rows.length;
@@ -69,13 +55,16 @@ export async function sweepExecutions(options: SweepOptions): Promise<SweepRepor
 }
 
 /** One pipelined round trip per batch: a job hash that is missing or already finished is not live. */
-async function findWithoutLiveJob(options: SweepOptions, candidates: Candidate[]): Promise<Candidate[]> {
+async function findWithoutLiveJob(
+  options: SweepOptions,
+  candidates: SweepCandidate[],
+): Promise<SweepCandidate[]> {
   const base = options.queue.queue.qualifiedName;
   const pipeline = options.redis.pipeline();
   for (const candidate of candidates)
     pipeline.hmget(`${base}:${executionJobId(candidate.id)}`, "timestamp", "finishedOn");
   const results = (await pipeline.exec()) ?? [];
-  const missing: Candidate[] = [];
+  const missing: SweepCandidate[] = [];
   for (const [i, candidate] of candidates.entries()) {
     const [error, value] = results[i] ?? [null, null];
     if (error) continue;
@@ -94,13 +83,7 @@ async function findWithoutLiveJob(options: SweepOptions, candidates: Candidate[]
  * and then parked. Such rows are rare and short-lived, so this is one small query per pass.
  */
 export async function wakeCancelRequested(options: SweepOptions): Promise<number> {
-  const { rows } = await options.pool.query<{ id: string; workflow: string }>(
-    `SELECT id, workflow FROM executions
-     WHERE status IN ('running', 'waiting', 'suspended') AND cancel_requested_at IS NOT NULL
-       AND cancel_requested_at < now() - make_interval(secs => $1::float / 1000)
-     LIMIT $2`,
-    [options.graceMs, options.batchSize ?? 500],
-  );
+  const rows = await cancelRequestedUnfinished(options.pool, options.graceMs, options.batchSize ?? 500);
   for (const row of rows) await options.queue.wake(row.id, row.workflow);
   return rows.length;
 }

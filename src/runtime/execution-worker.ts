@@ -4,9 +4,9 @@ import type { ExecutionStore } from "../engine/execution-store.js";
 import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
+import { QUEUE_NAMES } from "../transport/queue-names.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
 import { JobLease } from "./job-lease.js";
-import { QUEUE_NAMES } from "../transport/queue-names.js";
 
 export interface ExecutionWorkerOptions {
   connection: Redis;

@@ -3,16 +3,19 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { Logger } from "../observability/logger.js";
-import { executionRetentionPolicy } from "../retention/execution-retention.js";
-import { keyedCommandRetentionPolicy, replicaRetentionPolicy } from "../retention/housekeeping-retention.js";
 import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
-import type { RetentionPolicy } from "../retention/retention-policy.js";
-import { scheduleRunRetentionPolicy } from "../retention/schedule-run-retention.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
+import { rebuildRollups } from "../store/pg-monitoring-rollups.js";
+import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
+import {
+  keyedCommandRetentionPolicy,
+  replicaRetentionPolicy,
+} from "../store/retention/housekeeping-retention.js";
+import type { RetentionPolicy } from "../store/retention/retention-policy.js";
+import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-retention.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
-import { rebuildRollups } from "./monitoring-rollups.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 
 export interface RunnerScheduleDependencies {

@@ -2,10 +2,10 @@ import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import { upsertSchedules } from "../store/pg-schedule-runs.js";
 import { QUEUE_NAMES } from "../transport/queue-names.js";
 import { startRepeatingTask } from "../transport/repeating-task.js";
 import { cadencePeriodMs, type ScheduleDefinition } from "./schedule-definition.js";
-import { registerSchedules } from "./schedule-runs.js";
 import { runScheduleTick, tickDueAt } from "./schedule-tick.js";
 import { missingJobSchedulers, type ScheduleJobData, upsertJobSchedulers } from "./scheduler-upsert.js";
 
@@ -110,5 +110,13 @@ function startKeeper(
       await upsert(false);
     },
     (error) => log.warn("job scheduler check failed", { error: error.message }),
+  );
+}
+
+/** Records (or updates the cadence of) every schedule this runner defines, so status can see them. */
+export function registerSchedules(pool: Pool, definitions: readonly ScheduleDefinition[]): Promise<void> {
+  return upsertSchedules(
+    pool,
+    definitions.map((d) => ({ name: d.name, cadenceMs: cadencePeriodMs(d.cadence) })),
   );
 }

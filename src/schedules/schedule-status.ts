@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { readScheduleSummaries } from "../store/pg-schedule-runs.js";
 
 /**
  * How a schedule is doing, as the API and metrics report it:
@@ -62,39 +63,16 @@ export function classifySchedule(
 
 /** Every registered schedule with its state, classified against the database clock. */
 export async function readScheduleStatuses(pool: Pool): Promise<ScheduleStatus[]> {
-  const { rows } = await pool.query<{
-    name: string;
-    cadence_ms: number;
-    registered_at: Date;
-    last_attempt_at: Date | null;
-    last_outcome: ScheduleStatus["lastOutcome"];
-    last_duration_ms: number | null;
-    last_success_at: Date | null;
-    last_error: string | null;
-    consecutive_failures: number;
-    now: Date;
-  }>(
-    `SELECT name, cadence_ms, registered_at, last_attempt_at, last_outcome, last_duration_ms,
-            last_success_at, last_error, consecutive_failures, now() AS now
-       FROM schedules ORDER BY name`,
-  );
-  return rows.map((r) => {
-    const summary: ScheduleSummaryRow = {
-      cadenceMs: r.cadence_ms,
-      registeredAt: r.registered_at,
-      lastAttemptAt: r.last_attempt_at,
-      lastOutcome: r.last_outcome,
-    };
-    return {
-      name: r.name,
-      ...classifySchedule(summary, r.now),
-      cadenceMs: r.cadence_ms,
-      lastAttemptAt: r.last_attempt_at,
-      lastOutcome: r.last_outcome,
-      lastDurationMs: r.last_duration_ms,
-      lastSuccessAt: r.last_success_at,
-      lastError: r.last_error,
-      consecutiveFailures: r.consecutive_failures,
-    };
-  });
+  const { now, schedules } = await readScheduleSummaries(pool);
+  return schedules.map((r) => ({
+    name: r.name,
+    ...classifySchedule(r, now),
+    cadenceMs: r.cadenceMs,
+    lastAttemptAt: r.lastAttemptAt,
+    lastOutcome: r.lastOutcome,
+    lastDurationMs: r.lastDurationMs,
+    lastSuccessAt: r.lastSuccessAt,
+    lastError: r.lastError,
+    consecutiveFailures: r.consecutiveFailures,
+  }));
 }

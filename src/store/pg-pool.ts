@@ -26,3 +26,8 @@ export function createPgPool(connectionString: string, options: PgPoolOptions): 
   pool.on("error", () => undefined);
   return pool;
 }
+
+/** One round trip to PostgreSQL: how startup and readiness learn that the pool can reach it. */
+export async function pingDatabase(pool: pg.Pool): Promise<void> {
+  await pool.query("SELECT 1");
+}

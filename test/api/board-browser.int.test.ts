@@ -6,12 +6,12 @@ import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { runKeysCommand } from "../../src/api/auth/keys-command.js";
-import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 

@@ -2,9 +2,9 @@ import request from "supertest";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
 

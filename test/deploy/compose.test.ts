@@ -151,7 +151,8 @@ describe("Dockerfile", () => {
     ],
     [
       "CMD running source",
-      () => withFinalStage((s) => s.replace(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "workers/main.ts"]')),
+      () =>
+        withFinalStage((s) => s.replace(/^CMD .*$/m, 'CMD ["node", "--import", "tsx", "workers/main.ts"]')),
       "CMD must be",
     ],
     [

@@ -7,9 +7,9 @@ import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { KeyedLanes } from "../../src/keyed/keyed-lanes.js";
 import { type KeyedRuntime, type KeyedSettings, startKeyedRuntime } from "../../src/keyed/keyed-runtime.js";
 import { createLogger } from "../../src/observability/logger.js";
+import { createPgPool } from "../../src/store/pg-pool.js";
 import { KEYED_SPACES } from "../../src/transport/queue-names.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
-import { createPgPool } from "../../src/store/pg-pool.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 

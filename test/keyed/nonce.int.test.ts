@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nonceEntity } from "../../src/chain/nonce-entity.js";
-import { reserveNonce } from "../../src/chain/nonce-reservation.js";
+import { reserveNonce } from "../../src/store/pg-nonce-reservations.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createKeyedWorld, type KeyedWorld } from "./keyed-harness.js";
 

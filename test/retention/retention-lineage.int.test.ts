@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { executionRetentionPolicy } from "../../src/retention/execution-retention.js";
+import { retentionCutoff, runRetentionPass } from "../../src/retention/retention-pass.js";
+import { executionRetentionPolicy } from "../../src/store/retention/execution-retention.js";
 import {
   keyedCommandRetentionPolicy,
   replicaRetentionPolicy,
-} from "../../src/retention/housekeeping-retention.js";
-import { retentionCutoff, runRetentionPass } from "../../src/retention/retention-pass.js";
+} from "../../src/store/retention/housekeeping-retention.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 
 /**

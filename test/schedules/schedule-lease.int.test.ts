@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import type { ScheduleDefinition } from "../../src/schedules/schedule-definition.js";
-import { registerSchedules } from "../../src/schedules/schedule-runs.js";
+import { registerSchedules } from "../../src/schedules/schedule-service.js";
 import { runScheduleTick } from "../../src/schedules/schedule-tick.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";

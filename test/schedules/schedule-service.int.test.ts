@@ -2,13 +2,16 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { blockchainHealthSchedule } from "../../src/schedules/blockchain-health-collector.js";
 import type { ScheduleDefinition } from "../../src/schedules/schedule-definition.js";
-import { registerSchedules } from "../../src/schedules/schedule-runs.js";
-import { type ScheduleService, startScheduleService } from "../../src/schedules/schedule-service.js";
+import {
+  registerSchedules,
+  type ScheduleService,
+  startScheduleService,
+} from "../../src/schedules/schedule-service.js";
 import { runScheduleTick } from "../../src/schedules/schedule-tick.js";
 import { type ScheduleJobData, upsertJobSchedulers } from "../../src/schedules/scheduler-upsert.js";
+import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";

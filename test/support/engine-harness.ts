@@ -12,10 +12,10 @@ import type { AnyEntity } from "../../src/keyed/entity.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { createTestDatabase, type TestDatabase } from "./database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "./redis.js";
 

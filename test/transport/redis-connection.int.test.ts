@@ -1,5 +1,9 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { createRedisConnection, readEvictionPolicy, redactUrl } from "../../src/transport/redis-connection.js";
+import {
+  createRedisConnection,
+  readEvictionPolicy,
+  redactUrl,
+} from "../../src/transport/redis-connection.js";
 import { redisUrl } from "../support/redis.js";
 
 const opened: { quit(): Promise<unknown> }[] = [];

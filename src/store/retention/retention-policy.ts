@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { withTransaction } from "../with-transaction.js";
 
 /** What one bounded batch deleted. */
 export interface RetentionBatch {
@@ -44,20 +45,8 @@ export interface PgRetentionPolicyDefinition {
 export function pgRetentionPolicy(pool: Pool, definition: PgRetentionPolicyDefinition): RetentionPolicy {
   return {
     name: definition.name,
-    async deleteBatch(cutoff, limit) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const batch = await definition.deleteBatch(client, cutoff, limit);
-        await client.query("COMMIT");
-        return batch;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    },
+    deleteBatch: (cutoff, limit) =>
+      withTransaction(pool, (client) => definition.deleteBatch(client, cutoff, limit)),
     remaining: (cutoff) => definition.remaining(pool, cutoff),
   };
 }

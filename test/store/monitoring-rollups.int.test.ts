@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { rebuildRollups } from "../../src/schedules/monitoring-rollups.js";
+import { rebuildRollups } from "../../src/store/pg-monitoring-rollups.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 
 let db: TestDatabase;

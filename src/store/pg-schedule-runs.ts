@@ -1,5 +1,11 @@
 import type { Pool } from "pg";
-import { cadencePeriodMs, type ScheduleDefinition, type ScheduleResult } from "./schedule-definition.js";
+
+/** How a run ended, as recorded (the schedules layer's ScheduleResult has this shape). */
+export interface RunOutcome {
+  outcome: "succeeded" | "empty" | "failed";
+  summary: Record<string, unknown>;
+  error?: string;
+}
 
 /** A claimed window: the `schedule_runs` row this runner now works under. */
 export interface WindowClaim {
@@ -10,15 +16,15 @@ export interface WindowClaim {
 }
 
 /** Records (or updates the cadence of) every schedule this runner defines, so status can see them. */
-export async function registerSchedules(
+export async function upsertSchedules(
   pool: Pool,
-  definitions: readonly ScheduleDefinition[],
+  definitions: readonly { name: string; cadenceMs: number }[],
 ): Promise<void> {
   await pool.query(
     `INSERT INTO schedules (name, cadence_ms)
      SELECT * FROM unnest($1::text[], $2::int[])
      ON CONFLICT (name) DO UPDATE SET cadence_ms = excluded.cadence_ms`,
-    [definitions.map((d) => d.name), definitions.map((d) => cadencePeriodMs(d.cadence))],
+    [definitions.map((d) => d.name), definitions.map((d) => d.cadenceMs)],
   );
 }
 
@@ -92,7 +98,7 @@ export async function expiredWindow(pool: Pool, schedule: string, before: Date):
 export async function finishRun(
   pool: Pool,
   claim: WindowClaim,
-  result: ScheduleResult,
+  result: RunOutcome,
   durationMs: number,
 ): Promise<boolean> {
   const { rows } = await pool.query(
@@ -121,4 +127,54 @@ export async function finishRun(
     ],
   );
   return rows.length === 1;
+}
+
+/** One `schedules` row: the summary of a schedule's runs. */
+export interface ScheduleSummaryRecord {
+  name: string;
+  cadenceMs: number;
+  registeredAt: Date;
+  lastAttemptAt: Date | null;
+  lastOutcome: "running" | "succeeded" | "empty" | "failed" | null;
+  lastDurationMs: number | null;
+  lastSuccessAt: Date | null;
+  lastError: string | null;
+  consecutiveFailures: number;
+}
+
+/** Every registered schedule's summary, by name, with the database clock to classify them against. */
+export async function readScheduleSummaries(
+  pool: Pool,
+): Promise<{ now: Date; schedules: ScheduleSummaryRecord[] }> {
+  const { rows } = await pool.query<{
+    name: string;
+    cadence_ms: number;
+    registered_at: Date;
+    last_attempt_at: Date | null;
+    last_outcome: ScheduleSummaryRecord["lastOutcome"];
+    last_duration_ms: number | null;
+    last_success_at: Date | null;
+    last_error: string | null;
+    consecutive_failures: number;
+    now: Date;
+  }>(
+    `SELECT name, cadence_ms, registered_at, last_attempt_at, last_outcome, last_duration_ms,
+            last_success_at, last_error, consecutive_failures, now() AS now
+       FROM schedules ORDER BY name`,
+  );
+  return {
+    // With no schedule there is nothing to classify: the local clock is never used then.
+    now: rows[0]?.now ?? new Date(),
+    schedules: rows.map((r) => ({
+      name: r.name,
+      cadenceMs: r.cadence_ms,
+      registeredAt: r.registered_at,
+      lastAttemptAt: r.last_attempt_at,
+      lastOutcome: r.last_outcome,
+      lastDurationMs: r.last_duration_ms,
+      lastSuccessAt: r.last_success_at,
+      lastError: r.last_error,
+      consecutiveFailures: r.consecutive_failures,
+    })),
+  };
 }
