@@ -10,8 +10,8 @@ FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 # Manifests first so the dependency layer is cached until package-lock.json changes.
 COPY package.json package-lock.json ./
-# --ignore-scripts: Tenor relies on no install script (npm 11 skips them anyway, see
-# shared/notes/environment.md), and Prisma's would try to download a native engine.
+# --ignore-scripts: Tenor relies on no install script (npm 11 skips them anyway), and Prisma's
+# would try to download a native engine.
 RUN npm ci --ignore-scripts
 COPY . .
 RUN npm run db:generate && npm run build

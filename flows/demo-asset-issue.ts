@@ -69,7 +69,7 @@ export const demoAssetIssue = defineWorkflow({
     // Deployments go through their own worker pool (an activity queue), as signing would.
     const token = await ctx.step("token.deploy", deployDemoToken, { input: { symbol: input.symbol } });
     ctx.progress({ phase: "approval", done: 2, total: 4 });
-    // Identity-bound: approvers see exactly these parameters and approve their hash (DESIGN §8).
+    // Identity-bound: approvers see exactly these parameters and approve their hash.
     const decision = await ctx.waitForApproval("issue", {
       params: { symbol: input.symbol, feedAddress: feed.address, tokenAddress: token.address },
       timeout: input.approvalTimeout as `${number}s`,

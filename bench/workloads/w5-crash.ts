@@ -14,7 +14,7 @@ function plan(quick: boolean) {
  * affected execution has taken a new turn (the fencing token moved past the one it had at the
  * kill) or finished. Then every workflow runs to completion and side effects are counted: a
  * step that ran more than once is a duplicate, except the one step per execution that the kill
- * interrupted (it had not been journaled, so it runs again by design: DESIGN §2.2).
+ * interrupted (it had not been journaled, so it runs again by design).
  */
 export const w5Crash: Workload = {
   id: "W5",

@@ -12,11 +12,12 @@ export const ReserveNonceInput = z.object({
 export const ReservedNonce = z.object({ nonce: z.number().int().min(0) });
 
 /**
- * Nonce reservation per (chain, sender) (DESIGN §4): the first keyed entity. Commands for one
- * sender on one chain are handled one at a time in arrival order, and the reservation itself is
- * fenced by PostgreSQL's primary key, so even a broken serialization cannot hand out a nonce
- * twice. The command id is the reservation's idempotency id (use the transaction's stable id).
- * Gaps (a reserved nonce never broadcast) are left to the nonce-recovery pass.
+ * Nonce reservation per (chain, sender) (docs/keyed.md, "Guarantees and their fences"): the first
+ * keyed entity. Commands for one sender on one chain are handled one at a time in arrival order,
+ * and the reservation itself is fenced by PostgreSQL's primary key, so even a broken serialization
+ * cannot hand out a nonce twice. The command id is the reservation's idempotency id (use the
+ * transaction's stable id). Gaps (a reserved nonce never broadcast) are left to a nonce-recovery
+ * pass (not built yet).
  */
 export const nonceEntity = defineEntity({
   name: "chain.nonce",

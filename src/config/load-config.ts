@@ -17,7 +17,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
   TENOR_STARTUP_RELAUNCH_BUDGET_MS: "startup.relaunchBudgetMs",
 });
 
-/** Path of the optional YAML file, nested keys as in DESIGN §2.6. */
+/** Path of the optional YAML file, nested keys as in README, "Configuration". */
 export const CONFIG_FILE_ENV = "TENOR_CONFIG";
 
 export interface LoadConfigOptions {

@@ -1,6 +1,6 @@
 import { TenorError } from "../errors/tenor-error.js";
 
-/** The three roles of DESIGN §1. There is no combined role. */
+/** The three roles (docs/architecture.md, "Roles"). There is no combined role. */
 export const ROLES = ["api", "runner", "indexer"] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -3,7 +3,7 @@ import { chainsSchema, signersSchema } from "./chains-schema.js";
 
 /**
  * The configuration schema: the single place where keys, defaults, units and rules live.
- * Nested keys mirror the dotted names of DESIGN §2.6 (`durable.sharding.shardCount`, ...).
+ * Nested keys mirror the dotted names the docs use (`durable.sharding.shardCount`, ...).
  * Every rule carries a message that names the rule itself, because ConfigError reports
  * `key = value: rule`.
  */
@@ -186,7 +186,7 @@ export const configSchema = z
       })
       .default({ graceMs: 10_000, readinessDelayMs: 0 }),
     /**
-     * Startup relaunch (README, "Roles"): a role whose dependencies fail
+     * Startup relaunch (docs/operations.md, "Start, drain, overload"): a role whose dependencies fail
      * before it is up retries in process with exponential backoff for `relaunchBudgetMs`, logging
      * each failure, then exits 1. Errors that retrying cannot fix (configuration, registration,
      * shard count) exit at once.

@@ -6,12 +6,13 @@ import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError } from "./errors.js";
 
 /**
- * Identity-bound approvals (DESIGN §8). A workflow asks with `ctx.waitForApproval(name, { params })`;
- * the wait is a signal wait on the reserved signal `$approval:<name>` that the status projection
- * shows as kind "approval" with the parameters, their hash and the quorum. The API records each
- * approver's vote (role, no self-approval, no double vote, bound to the hash) and delivers the
- * decision signal once the quorum is reached or one approver rejects. Only the API delivers it:
- * signal names starting with `$` are refused on the public signals route.
+ * Identity-bound approvals (docs/engine.md, "Cancellation and approvals"). A workflow asks with
+ * `ctx.waitForApproval(name, { params })`; the wait is a signal wait on the reserved signal
+ * `$approval:<name>` that the status projection shows as kind "approval" with the parameters, their
+ * hash and the quorum. The API records each approver's vote (role, no self-approval, no double
+ * vote, bound to the hash) and delivers the decision signal once the quorum is reached or one
+ * approver rejects. Only the API delivers it: signal names starting with `$` are refused on the
+ * public signals route.
  */
 
 /** Prefix of the reserved signal that carries an approval decision. */

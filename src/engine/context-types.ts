@@ -18,7 +18,7 @@ export interface StepInfo {
 }
 
 export interface StepOptions<T> {
-  /** Encodes the result into the journal and decodes it on replay (typed values, DESIGN §3). */
+  /** Encodes the result into the journal and decodes it on replay (typed values: docs/values.md). */
   schema?: z.ZodType<T, unknown>;
   /** Immediate retries of transient failures; exhausting them suspends the execution. */
   retry?: RetryPolicy;

@@ -37,11 +37,12 @@ export type {
 export type { ErrorClass } from "./refusals.js";
 
 /**
- * The durable context of one turn (DESIGN §2.1–2.2). Every call takes the next journal position
- * synchronously, so positions follow call order, also under `Promise.all`. A journaled position
- * returns its recorded value; a new one does the work and writes the result before returning.
- * When the turn must stop (a wait, a suspension, non-determinism, a stale fence) the context
- * closes: the call rejects with a StopSignal and every later call does too.
+ * The durable context of one turn (docs/engine.md, "An execution, a job, a turn"). Every call takes
+ * the next journal position synchronously, so positions follow call order, also under
+ * `Promise.all`. A journaled position returns its recorded value; a new one does the work and
+ * writes the result before returning. When the turn must stop (a wait, a suspension,
+ * non-determinism, a stale fence) the context closes: the call rejects with a StopSignal and every
+ * later call does too.
  */
 export class WorkflowContext {
   readonly executionId: string;
@@ -98,7 +99,7 @@ export class WorkflowContext {
   }
 
   /**
-   * Waits for an identity-bound approval (DESIGN §8): M-of-N approvers, bound to the hash of
+   * Waits for an identity-bound approval: M-of-N approvers, bound to the hash of
    * `params`, decided through the API. See approvals.ts.
    */
   waitForApproval(name: string, options: ApprovalOptions): Promise<ApprovalOutcome> {

@@ -1,6 +1,6 @@
 /**
  * Stable error codes of the engine. Business outcomes and infrastructure failures are
- * distinct codes (DESIGN §2.3); none is ever reworded once shipped.
+ * distinct codes (docs/engine.md, "Statuses"); none is ever reworded once shipped.
  */
 export const ENGINE_ERRORS = {
   /** The workflow name is not registered in this process. */

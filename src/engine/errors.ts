@@ -44,7 +44,10 @@ export class ChildWorkflowError extends BusinessError {
   }
 }
 
-/** The journal disagrees with the code at a position: hold, do not fail (DESIGN §2.2). */
+/**
+ * The journal disagrees with the code at a position: hold, do not fail (docs/engine.md,
+ * "Non-determinism").
+ */
 export class NonDeterminismError extends TenorError {
   constructor(
     position: number,

@@ -71,8 +71,8 @@ export interface StartResult {
 const TERMINAL: readonly ExecutionStatus[] = ["completed", "failed"];
 
 /**
- * Keyed serialization of workflows (DESIGN §2.5; src/keyed): a keyed execution is admitted into
- * its key's line instead of being enqueued, and runs when its turn comes.
+ * Keyed serialization of workflows (docs/keyed.md, "Keyed workflows"; src/keyed): a keyed execution
+ * is admitted into its key's line instead of being enqueued, and runs when its turn comes.
  */
 export interface KeyedAdmission {
   admit(request: { executionId: string; workflow: string; key: string; limit: number }): Promise<void>;

@@ -1,9 +1,9 @@
 import type { FailureRecord } from "./errors.js";
 
 /**
- * The engine's view of storage (DESIGN §2.4): small, and implemented in src/store with raw SQL
- * on the journal's hot path. Every write that advances an execution carries a Fence; a stale
- * fence makes the write refuse (TurnFencedError) instead of applying.
+ * The engine's view of storage (docs/architecture.md, "Layers"): small, and implemented in
+ * src/store with raw SQL on the journal's hot path. Every write that advances an execution carries
+ * a Fence; a stale fence makes the write refuse (TurnFencedError) instead of applying.
  */
 
 export type ExecutionStatus = "running" | "waiting" | "suspended" | "completed" | "failed";
@@ -92,8 +92,8 @@ export interface NewExecution {
   /** When the idempotency key is released; null keeps it bound for as long as the row lives. */
   idempotencyExpiresAt?: Date | null;
   /**
-   * Set for a keyed workflow (DESIGN §2.5): the execution is created `waiting` for its key and
-   * only runs once the keyed gate admits it (src/keyed). Unset: created `running`.
+   * Set for a keyed workflow (docs/keyed.md, "Keyed workflows"): the execution is created `waiting`
+   * for its key and only runs once the keyed gate admits it (src/keyed). Unset: created `running`.
    */
   waitingFor?: WaitDescriptor[] | null;
 }

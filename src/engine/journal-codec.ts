@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * Journal encoding of step results. With a schema, the value is encoded through it (typed values
- * become their canonical journal strings, DESIGN §3) and decoded through it on replay. Without
+ * become their canonical journal strings, docs/values.md) and decoded through it on replay. Without
  * one, the value must already be JSON-safe; it is round-tripped so the first run sees exactly
  * what a replay will see.
  */

@@ -8,7 +8,7 @@ import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-stor
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
 
-/** Bounds of suspension recovery (DESIGN §2.3); from `durable.recovery` in the config. */
+/** Bounds of suspension recovery (docs/engine.md, "Statuses"); from `durable.recovery`. */
 export interface RecoveryPolicy {
   maxAttempts: number;
   maxDurationMs: number;
@@ -46,7 +46,8 @@ export interface TurnRunnerDeps {
 
 /**
  * Advances one execution by one turn: takes the fencing token, loads the journal in one query,
- * replays the body from the top and records how the turn ended (DESIGN §2.2).
+ * replays the body from the top and records how the turn ended
+ * (docs/engine.md, "An execution, a job, a turn").
  */
 export class TurnRunner {
   private readonly clock: () => number;

@@ -4,7 +4,7 @@ import type { WorkflowContext } from "./context.js";
 import { DEFINITION_NAME_PATTERN, DeclaredDefinitions } from "./definitions.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 
-/** What `defineWorkflow` takes (DESIGN §2.1). */
+/** What `defineWorkflow` takes (README, "Writing a workflow"). */
 export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
   /** Stable name: the API route segment and the BullMQ job name. Lowercase, dot-separated. */
   name: string;
@@ -13,7 +13,7 @@ export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
   /** Decodes the API/journal encoding into typed values (and encodes them back for storage). */
   input: z.ZodType<I, IEnc>;
   output: z.ZodType<O, OEnc>;
-  /** Optional keyed serialization: executions with one key run one at a time (DESIGN §2.5). */
+  /** Optional keyed serialization: executions with one key run one at a time (docs/keyed.md). */
   key?: (input: I) => string;
   /** With `key`: most executions of one key running at once (default 1); the rest wait in arrival order. */
   keyLimit?: number;

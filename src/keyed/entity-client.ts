@@ -66,9 +66,9 @@ interface Waiter {
 const MAX_BATCH = 500;
 
 /**
- * Sends commands to keyed entities and awaits their typed replies (DESIGN §2.5). A command is
- * committed to PostgreSQL before Redis hears of it, so a crash in between leaves work the repair
- * finds. Sends issued in one event-loop tick share one insert and one Lua call.
+ * Sends commands to keyed entities and awaits their typed replies (docs/keyed.md, "Entity commands").
+ * A command is committed to PostgreSQL before Redis hears of it, so a crash in between leaves work
+ * the repair finds. Sends issued in one event-loop tick share one insert and one Lua call.
  */
 export class EntityClient {
   private readonly lanes: KeyedLanes;

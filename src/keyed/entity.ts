@@ -85,7 +85,7 @@ export const WORKFLOW_ADMISSIONS = "@workflow";
 /** Every entity defined in this process (see DeclaredDefinitions). */
 export const declaredEntities = new DeclaredDefinitions<AnyEntity>();
 
-/** Defines a keyed entity (DESIGN §2.5). Validates at once; the result is frozen. */
+/** Defines a keyed entity (docs/keyed.md). Validates at once; the result is frozen. */
 export function defineEntity<S, H extends Record<string, AnyCommand<S>>>(
   spec: EntitySpec<S, H>,
 ): EntityDefinition<S, H> {

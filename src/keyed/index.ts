@@ -1,5 +1,5 @@
 /**
- * Keyed serialization (DESIGN §2.5, docs/keyed.md): the public entry point. Define entities with
+ * Keyed serialization (docs/keyed.md): the public entry point. Define entities with
  * `defineEntity`, send them commands with `EntityClient`, run them on a runner with
  * `startKeyedRuntime` (the runner runtime does this for its registered entities).
  */

@@ -21,10 +21,11 @@ export interface KeyedAdmissionRequest {
 const TERMINAL = new Set(["completed", "failed"]);
 
 /**
- * Keyed workflows (DESIGN §2.5): an execution whose workflow declares `key` is admitted into its
- * key's line instead of being enqueued. While executions of the key are ahead of it, it is
- * `waiting` with `{ kind: "key", name: <key>, details: { ahead } }`; when it is promoted its job is
- * added to the executions queue, and when it reaches a terminal state its slot goes to the next.
+ * Keyed workflows (docs/keyed.md, "Keyed workflows"): an execution whose workflow declares `key` is
+ * admitted into its key's line instead of being enqueued. While executions of the key are ahead of
+ * it, it is `waiting` with `{ kind: "key", name: <key>, details: { ahead } }`; when it is promoted
+ * its job is added to the executions queue, and when it reaches a terminal state its slot goes to
+ * the next.
  *
  * Order of effects, so that a crash at any point leaves work the repair completes: the admission
  * row is committed before Redis hears of it; a promotion is recorded in PostgreSQL before the job

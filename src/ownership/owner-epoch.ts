@@ -19,7 +19,8 @@ type Queryable = Pick<PoolClient, "query">;
  * How long a fenced transaction may sit idle (its client silent between statements) before the
  * server ends its session, in ms. A fenced write is a few statements of database work; an owner
  * that freezes inside one (SIGSTOP, a VM pause) must not hold its shard's epoch row FOR SHARE,
- * and so block every takeover, for longer than this (docs/ownership.md, "A frozen owner").
+ * and so block every takeover, for longer than this
+ * (docs/ownership.md, "A frozen owner inside a fenced write").
  */
 export const FENCED_IDLE_TIMEOUT_MS = 2_000;
 

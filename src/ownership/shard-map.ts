@@ -1,5 +1,5 @@
 /**
- * Mapping work to shards (DESIGN §2.6): `hash(key) mod durable.sharding.shardCount`.
+ * Mapping work to shards (docs/ownership.md, "Shards"): `hash(key) mod durable.sharding.shardCount`.
  *
  * The hash is 32-bit FNV-1a over the key's UTF-8 bytes: stable across processes, releases and
  * platforms (never `Math.random` or a per-process seed), cheap, and spread well enough for

@@ -85,11 +85,11 @@ interface Held {
 
 /**
  * Owns a fair share of a domain's shards with PostgreSQL session advisory locks on one reserved
- * connection (DESIGN §2.6). Every `refreshIntervalMs` it writes its heartbeat, counts the live
- * replicas (recent heartbeat *and* a session that still exists), re-asserts the locks it holds,
- * releases any surplus over `ceil(shardCount / live)` and takes free shards up to that share.
- * Each operation has a deadline; an overrun, or any session error, releases every shard, stops
- * their work and rebuilds the connection at the next refresh.
+ * connection (docs/ownership.md, "Owning a shard"). Every `refreshIntervalMs` it writes its
+ * heartbeat, counts the live replicas (recent heartbeat *and* a session that still exists),
+ * re-asserts the locks it holds, releases any surplus over `ceil(shardCount / live)` and takes free
+ * shards up to that share. Each operation has a deadline; an overrun, or any session error,
+ * releases every shard, stops their work and rebuilds the connection at the next refresh.
  */
 export class ShardOwner {
   readonly replicaId: string;

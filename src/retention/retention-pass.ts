@@ -36,9 +36,10 @@ export interface RetentionPassReport {
 const DEFAULT_MAX_BATCHES = 1_000;
 
 /**
- * One retention pass (DESIGN §2.7): for each policy, bounded batches until one comes back short
- * (or the batch bound is reached), then a count of what remains. A failing batch is counted and
- * ends that policy for this pass (the next pass resumes); the other policies still run.
+ * One retention pass (docs/schedules.md, "Retention"): for each policy, bounded batches until one
+ * comes back short (or the batch bound is reached), then a count of what remains. A failing batch
+ * is counted and ends that policy for this pass (the next pass resumes); the other policies still
+ * run.
  */
 export async function runRetentionPass(options: RetentionPassOptions): Promise<RetentionPassReport> {
   const started = performance.now();

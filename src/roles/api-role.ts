@@ -7,7 +7,7 @@ import type { RoleContext, RoleHandle } from "./role-handle.js";
 
 /**
  * The api role: the Platform API (src/api) with /livez and /readyz on the same port. It starts
- * executions and delivers signals but never runs workflow code (DESIGN §1).
+ * executions and delivers signals but never runs workflow code (docs/architecture.md, "Roles").
  */
 export async function startApiRole(
   ctx: RoleContext,

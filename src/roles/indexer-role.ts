@@ -4,9 +4,9 @@ import { startRoleShardOwner } from "./role-shard-owner.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
 /**
- * The indexer role. It owns the Ledger Index (DESIGN §5); until per-chain ingest lands it holds
- * its connections, owns its share of the indexer shards (where ingest loops will run) and reports
- * health, so deployments and the supervisor treat it like the others.
+ * The indexer role. It owns the Ledger Index (docs/architecture.md, "Roles"); until per-chain
+ * ingest lands it holds its connections, owns its share of the indexer shards (where ingest loops
+ * will run) and reports health, so deployments and the supervisor treat it like the others.
  */
 export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
   const shards = await startRoleShardOwner({

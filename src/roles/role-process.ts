@@ -52,7 +52,7 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   const startOnce = async () => {
     deps = await connectDependencies(config, role);
     const { pool, redis } = deps;
-    // Every role, the api too: one release must agree on the shard count (DESIGN §2.6).
+    // Every role, the api too: one release must agree on the shard count (docs/ownership.md, "Shards").
     await assertShardCount(pool, config.durable.sharding.shardCount);
     const readiness = {
       postgresql: () => pingDatabase(pool),

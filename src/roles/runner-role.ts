@@ -12,9 +12,13 @@ import { startRoleShardOwner } from "./role-shard-owner.js";
 import { startRunnerRuntime } from "./runner-runtime.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
-/** The runner role: workflow workers, schedules, shard ownership; never the public API (DESIGN §1). */
+/**
+ * The runner role: workflow workers, schedules, shard ownership; never the public API
+ * (docs/architecture.md, "Roles").
+ */
 export async function startRunnerRole(ctx: RoleContext, app: Application): Promise<RoleHandle> {
-  // Registration first: before any startup work touches the database or a chain (DESIGN §7).
+  // Registration first: before any startup work touches the database or a chain
+  // (docs/architecture.md, "Roles").
   const registry = new WorkflowRegistry(app.workflows);
   registry.assertAllDeclaredRegistered();
   const activities = new ActivityRegistry(app.activities);

@@ -55,7 +55,7 @@ export interface RunnerRuntime {
 /**
  * The runner role's engine: the executions worker, the runners' schedules (the convergent sweep,
  * rollups, retention, ...: src/schedules) and the wake-up of held executions. Refuses to start
- * when a declared workflow is not registered (DESIGN §7).
+ * when a declared workflow is not registered (docs/architecture.md, "Roles").
  */
 export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise<RunnerRuntime> {
   const { config, logger } = options;

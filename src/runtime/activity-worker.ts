@@ -20,7 +20,7 @@ export interface ActivityWorkerOptions {
   /**
    * Rings the parent execution once the position has its outcome. Its job may sit in delayed (a
    * deadline raced the activity), where BullMQ's parent release never reaches it. A failed ring is
-   * logged; the sweep repairs it within one sweep interval (docs/engine.md, "Wake-ups").
+   * logged; the sweep repairs it within one sweep interval (docs/engine.md, "Wake-ups without loss").
    */
   wake?: (executionId: string) => Promise<void>;
 }

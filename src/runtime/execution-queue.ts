@@ -39,7 +39,8 @@ return 1
 
 /**
  * The producer side of the executions queue: start, wake and child dispatch. A wake is a doorbell
- * only; a lost one is repaired by the sweep, never by trusting Redis (DESIGN §2.4).
+ * only; a lost one is repaired by the sweep, never by trusting Redis
+ * (docs/engine.md, "Wake-ups without loss").
  */
 export class ExecutionQueue implements ChildDispatcher {
   readonly queue: Queue<ExecutionJobData>;
@@ -136,7 +137,7 @@ export class ExecutionQueue implements ChildDispatcher {
    * Moves a parked execution to run now, wherever BullMQ holds its job: a delayed job (parked on a
    * timer, or on a child/activity and a deadline) is promoted, a job in waiting-children is moved
    * to wait, a missing one is added again. An active or waiting job is left alone: the turn that
-   * parks it looks at PostgreSQL once more after parking (docs/engine.md, "Wake-ups").
+   * parks it looks at PostgreSQL once more after parking (docs/engine.md, "Wake-ups without loss").
    */
   async wake(executionId: string, workflow = "wake"): Promise<void> {
     const jobId = executionJobId(executionId);

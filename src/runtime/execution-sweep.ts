@@ -27,11 +27,12 @@ export interface SweepReport {
 }
 
 /**
- * The convergent sweep (DESIGN §2.4): PostgreSQL is the ledger and Redis the doorbell. Every
- * execution that PostgreSQL says is not finished must have a live job; one that has none (Redis
- * flushed, failed over, or a crash between insert and enqueue) gets its job back, delayed until
- * its recorded wake time. Adding is idempotent by job id, so several runners may sweep at once.
- * Runners call it as the `execution-sweep` schedule (src/schedules), once per tick across runners.
+ * The convergent sweep (docs/engine.md, "Redis is not the ledger"): PostgreSQL is the ledger and
+ * Redis the doorbell. Every execution that PostgreSQL says is not finished must have a live job;
+ * one that has none (Redis flushed, failed over, or a crash between insert and enqueue) gets its
+ * job back, delayed until its recorded wake time. Adding is idempotent by job id, so several
+ * runners may sweep at once. Runners call it as the `execution-sweep` schedule (src/schedules),
+ * once per tick across runners.
  */
 export async function sweepExecutions(options: SweepOptions): Promise<SweepReport> {
   const batchSize = options.batchSize ?? 500;
@@ -92,7 +93,8 @@ export async function wakeCancelRequested(options: SweepOptions): Promise<number
  * Rings the doorbell of every waiting execution whose wait PostgreSQL says can be satisfied now
  * (see PgWaitProbe): the repair of a wake-up lost between commit and ring (a sender killed, Redis
  * erroring). No grace period: a wake is idempotent and a job that is active or waiting is left
- * alone, so a lost wake-up is repaired within one sweep interval (docs/engine.md, "Wake-ups").
+ * alone, so a lost wake-up is repaired within one sweep interval
+ * (docs/engine.md, "Wake-ups without loss").
  */
 export async function wakeSatisfiedWaits(options: SweepOptions): Promise<number> {
   const probe = new PgWaitProbe(options.pool);

@@ -43,7 +43,8 @@ const MAX_ROUNDS = 5;
 
 /**
  * The runner's BullMQ worker: each job advances one execution by turns and maps each outcome to
- * a job move (DESIGN §2.4): a timer to delayed, a child to waiting-children, a finish to completed.
+ * a job move (docs/engine.md, "An execution, a job, a turn"): a timer to delayed, a child to
+ * waiting-children, a finish to completed.
  */
 export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<ExecutionJobData> {
   const { logger } = options;
@@ -199,9 +200,9 @@ async function processExecutionJob(
 /**
  * Lost-wake-up guard: a wake-up committed while this turn ran found the job active and did not
  * move it. Now that the job is parked, PostgreSQL is read once more and the job rung if its wait
- * can be satisfied (docs/engine.md, "Wake-ups"). A wake-up committed after this read finds the
- * job parked and moves it itself. A park on timers alone has nothing to re-check and costs no
- * query (a cancellation requested meanwhile is rung by the sweep: wakeCancelRequested).
+ * can be satisfied (docs/engine.md, "Wake-ups without loss"). A wake-up committed after this read
+ * finds the job parked and moves it itself. A park on timers alone has nothing to re-check and costs
+ * no query (a cancellation requested meanwhile is rung by the sweep: wakeCancelRequested).
  */
 async function recheckParkedWait(
   options: ExecutionWorkerOptions,

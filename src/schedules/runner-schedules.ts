@@ -33,7 +33,7 @@ const RETENTION_PATTERN = "17 3 * * *";
 
 /**
  * Every cron and singleton schedule of the runners, defined in code with their cadence from
- * configuration (DESIGN §2.6, §2.7).
+ * configuration (docs/schedules.md, "The schedules").
  */
 export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefinition[] {
   const { config, pool } = deps;

@@ -35,9 +35,9 @@ export interface ScheduleService {
 }
 
 /**
- * The runners' schedules (DESIGN §2.6): records the definitions in `schedules`, upserts their
- * BullMQ job schedulers under the redlock lock, and runs a worker that executes each tick through
- * the cycle key. Runners only: the api and indexer never start this.
+ * The runners' schedules (docs/schedules.md, "How a schedule runs"): records the definitions in
+ * `schedules`, upserts their BullMQ job schedulers under the redlock lock, and runs a worker that
+ * executes each tick through the cycle key. Runners only: the api and indexer never start this.
  */
 export async function startScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
   const log = options.logger.child({ component: "schedules", queue: QUEUE_NAMES.schedules });

@@ -23,7 +23,7 @@ import { withTransaction } from "./with-transaction.js";
  *
  * Fencing: every write joins the execution row `FOR SHARE` with the turn it carries. A newer
  * turn's `UPDATE ... SET turn = turn + 1` waits for that lock and a write arriving after it finds
- * the turn changed, so a stale runner can never write (DESIGN §2.4).
+ * the turn changed, so a stale runner can never write (docs/engine.md, "Fencing").
  */
 export class PgExecutionStore implements ExecutionStore {
   private readonly journalBatcher: JournalBatcher;

@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
 
-/** At most this many missing hour buckets are rebuilt per cycle (DESIGN §2.6). */
+/** At most this many missing hour buckets are rebuilt per cycle (docs/schedules.md, "Rollups"). */
 export const MAX_ROLLUP_HOURS_PER_CYCLE = 24;
 
 export interface RollupOptions {

@@ -23,7 +23,7 @@ const MAX_ATTEMPTS = 20;
  * Takes the next nonce of (chain, sender): one past the highest reserved, at least `floor`. The
  * primary key (chain_id, sender, nonce) is the fence: two reservations that computed the same
  * nonce cannot both insert it, the loser sees no row and computes again. So even with keyed
- * serialization bypassed or broken, a nonce is never handed out twice (DESIGN §4). The unique
+ * serialization bypassed or broken, a nonce is never handed out twice. The unique
  * command id makes a repeated reservation return its first nonce.
  */
 export const RESERVE_NONCE_SQL = `

@@ -20,7 +20,7 @@ export interface StaleExecutionRow {
 }
 
 /**
- * Platform Status of one organisation, derived from the status projections only (DESIGN §6):
+ * Platform Status of one organisation, derived from the status projections only (README, "Routes"):
  * counts per workflow and status, the oldest unfinished execution per workflow, and unfinished
  * executions whose projection has not changed for `noMutationSeconds`.
  */

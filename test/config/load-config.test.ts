@@ -21,7 +21,7 @@ function withFile(yaml: string, env: Record<string, string> = {}) {
 }
 
 describe("loadConfig", () => {
-  it("applies the documented defaults of DESIGN §2.6", () => {
+  it("applies the documented defaults", () => {
     const config = loadConfig({ env: base });
     expect(config.durable.sharding.shardCount).toBe(64);
     expect(config.durable.confirmationWatcher.intervalMs).toBe(250);

@@ -9,8 +9,9 @@ import {
 } from "./deploy-contract.js";
 
 /**
- * docker-compose.yml and the Dockerfile keep the deployment contract (DESIGN §1, §7). No Docker
- * engine runs here, so the files are parsed; each rule is also shown to fail on a broken copy.
+ * docker-compose.yml and the Dockerfile keep the deployment contract (docs/architecture.md,
+ * "Roles"; docs/operations.md). No Docker engine runs here, so the files are parsed; each rule is
+ * also shown to fail on a broken copy.
  */
 
 const root = new URL("../../", import.meta.url);

@@ -4,7 +4,10 @@
  * passes on the real files and fails on a copy broken in exactly that way.
  */
 
-/** The roles of DESIGN §1; a service may set DAPI_ROLE to one of these and nothing else. */
+/**
+ * The roles (docs/architecture.md, "Roles"); a service may set DAPI_ROLE to one of these and
+ * nothing else.
+ */
 export const ROLES = ["api", "runner", "indexer"] as const;
 
 type Json = Record<string, unknown>;

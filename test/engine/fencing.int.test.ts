@@ -6,8 +6,8 @@ import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 
 /**
- * Fencing at the store (DESIGN §2.4): once a newer turn was taken, every write carrying the
- * older turn is refused with TurnFencedError and changes nothing.
+ * Fencing at the store (docs/engine.md, "Fencing"): once a newer turn was taken, every write
+ * carrying the older turn is refused with TurnFencedError and changes nothing.
  */
 
 let db: TestDatabase;

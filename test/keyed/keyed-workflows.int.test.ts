@@ -7,9 +7,9 @@ import { KEYED_SPACES } from "../../src/transport/queue-names.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 
 /**
- * Keyed workflows (DESIGN §2.5): executions of one key run one at a time in arrival order; a new
- * one for a busy key waits visibly (its projection names the key and how many are ahead); other
- * keys run in parallel; a terminal execution hands its slot to the next.
+ * Keyed workflows (docs/keyed.md, "Keyed workflows"): executions of one key run one at a time in
+ * arrival order; a new one for a busy key waits visibly (its projection names the key and how many
+ * are ahead); other keys run in parallel; a terminal execution hands its slot to the next.
  */
 
 const gated = defineWorkflow({

@@ -7,9 +7,9 @@ import { createPgPool } from "../../src/store/pg-pool.js";
 import { createKeyedWorld, type KeyedWorld } from "./keyed-harness.js";
 
 /**
- * Nonce reservation per (chain, sender) (DESIGN §4): serialized as a keyed entity, and unique in
- * PostgreSQL, so that calling the reservation concurrently with the serialization bypassed still
- * never hands one nonce out twice.
+ * Nonce reservation per (chain, sender) (docs/keyed.md, "Guarantees and their fences"): serialized
+ * as a keyed entity, and unique in PostgreSQL, so that calling the reservation concurrently with
+ * the serialization bypassed still never hands one nonce out twice.
  */
 
 const SENDER = "0x00000000000000000000000000000000000000AA";

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
 
 /**
- * A frozen owner caught inside a fenced write (docs/ownership.md, "A frozen owner"): the owner
+ * A frozen owner inside a fenced write (docs/ownership.md, the section of that name): the owner
  * (a real process) opens a fenced write, holding its shard's `shard_owners` row FOR SHARE, and is
  * frozen with SIGSTOP; its reserved session is ended as the server ends a vanished client's. The
  * fenced transaction cannot outlive that (idle_in_transaction_session_timeout), so a peer takes

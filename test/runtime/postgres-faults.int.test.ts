@@ -6,7 +6,7 @@ import { createFaultWorld, type FaultWorld, waitsFor } from "./fault-harness.js"
 /**
  * PostgreSQL connections dropped under the engine (pg_terminate_backend, as a failover or an
  * operator would): a step whose work keeps failing suspends for recovery and resumes once the
- * database is reachable again (DESIGN §2.3), and a runner whose own pool keeps losing
+ * database is reachable again (docs/engine.md, "Statuses"), and a runner whose own pool keeps losing
  * connections still brings its executions to completion.
  */
 

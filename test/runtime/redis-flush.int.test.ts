@@ -6,7 +6,8 @@ import { type OwnRedis, startOwnRedis } from "./own-redis.js";
 /**
  * Redis loses everything (FLUSHALL) while executions are in steps, on timers and on signals.
  * PostgreSQL is the ledger: the sweep finds every unfinished execution without a live job and
- * re-enqueues it (DESIGN §2.4), so all of them complete. Runs against a redis-server of its own.
+ * re-enqueues it (docs/engine.md, "Redis is not the ledger"), so all of them complete. Runs against
+ * a redis-server of its own.
  */
 
 let redis: OwnRedis;

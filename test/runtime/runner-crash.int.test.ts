@@ -3,9 +3,10 @@ import { killAllProcesses, waitUntil } from "../support/processes.js";
 import { counts, createFaultWorld, type FaultWorld, waitsFor } from "./fault-harness.js";
 
 /**
- * Runners killed with SIGKILL (DESIGN §2.4): another runner resumes their executions from the
- * journal, re-running only the step whose work was interrupted, and durable waits survive.
- * Real processes, Redis and PostgreSQL; the side_effects table counts every run of a step's work.
+ * Runners killed with SIGKILL (docs/engine.md, "Crash recovery and the lock window"): another
+ * runner resumes their executions from the journal, re-running only the step whose work was
+ * interrupted, and durable waits survive. Real processes, Redis and PostgreSQL; the side_effects
+ * table counts every run of a step's work.
  */
 
 let world: FaultWorld;

@@ -5,7 +5,7 @@ import { createFaultWorld, type FaultWorld } from "./fault-harness.js";
 /**
  * A runner frozen past its lock window (SIGSTOP: a GC pause, a stopped VM) while another takes
  * its execution over and finishes it. When it wakes, BullMQ's lock is not what protects the
- * execution: PostgreSQL's turn fence refuses its late writes (DESIGN §2.4, field lessons).
+ * execution: PostgreSQL's turn fence refuses its late writes (docs/engine.md, "Fencing").
  */
 
 let world: FaultWorld;

@@ -16,9 +16,9 @@ import { parkedOn } from "./wakeup-support.js";
 
 /**
  * A wake-up lost between commit and ring (the sender killed, Redis erroring) is rung again by the
- * sweep within one sweep interval (docs/engine.md, "Wake-ups"). Each test commits the fact a
- * doorbell would have announced straight into PostgreSQL and never rings. The grace period is an
- * hour: only the satisfied-wait repair, not the missing-job repair, can act here.
+ * sweep within one sweep interval (docs/engine.md, "Wake-ups without loss"). Each test commits the
+ * fact a doorbell would have announced straight into PostgreSQL and never rings. The grace period
+ * is an hour: only the satisfied-wait repair, not the missing-job repair, can act here.
  */
 
 let h: EngineHarness;

@@ -12,8 +12,8 @@ import {
 import { parkedOn } from "./wakeup-support.js";
 
 /**
- * The doorbell reaches a parked execution wherever BullMQ holds its job (docs/engine.md,
- * "Wake-ups"): an activity or a child wakes a parent parked on it and on a deadline (job in
+ * The doorbell reaches a parked execution wherever BullMQ holds its job
+ * (docs/engine.md, "Wake-ups without loss"): an activity or a child wakes a parent parked on it and on a deadline (job in
  * delayed), a signal wakes a parent whose job waits for its children, and a child job that finds
  * its execution already finished rings the parent. The sweep runs once an hour here, so only the
  * doorbell itself can finish these executions.

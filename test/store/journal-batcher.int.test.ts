@@ -8,9 +8,9 @@ import { JournalBatcher } from "../../src/store/journal-batcher.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 
 /**
- * Group commit keeps a failure with its row (docs/engine.md, "Group commit"): PostgreSQL refuses
- * a whole multi-row INSERT for one bad row (`\u0000` in text, SQLSTATE 22P05), so the batch is
- * split until the bad row stands alone; that row's position records RESULT_NOT_STORABLE (a data
+ * Group commit keeps a failure with its row (docs/engine.md, "The journal's hot path"): PostgreSQL
+ * refuses a whole multi-row INSERT for one bad row (`\u0000` in text, SQLSTATE 22P05), so the batch
+ * is split until the bad row stands alone; that row's position records RESULT_NOT_STORABLE (a data
  * error is not transient) and every other row of the batch is written once.
  */
 

@@ -11,7 +11,7 @@ export function registerApprovalsOpenApi(registry: OpenAPIRegistry): void {
     tags: ["approvals"],
     summary: "Approve or reject a pending approval",
     description:
-      "Identity-bound approvals (DESIGN §8). The approver's key id, name and role are recorded with the vote. " +
+      "Identity-bound approvals. The approver's key id, name and role are recorded with the vote. " +
       "The vote must carry the `paramsHash` of the pending wait (from `waitingFor[].details` or " +
       "`GET /v1/executions/{id}/approvals`); another hash is refused with 409 APPROVAL_PARAMS_CHANGED. " +
       "The key that started the execution may not vote (403 SELF_APPROVAL_FORBIDDEN); nobody votes twice " +

@@ -14,11 +14,11 @@ import { apiError } from "../problem.js";
 import { ApprovalParams, VoteBodySchema } from "./schemas.js";
 
 /**
- * Identity-bound approvals (DESIGN §8). A vote names the hash of the parameters the approver saw;
- * the vote is refused when the workflow now asks for other parameters, when the voter's subject
- * started the execution (or its root, for a child), or when the subject already voted: a quorum
- * counts people, not keys. Every vote is audited, refused ones included. The quorum's last approval, or any rejection,
- * delivers the decision to the execution and wakes it.
+ * Identity-bound approvals (README, "Approvals"). A vote names the hash of the parameters the
+ * approver saw; the vote is refused when the workflow now asks for other parameters, when the
+ * voter's subject started the execution (or its root, for a child), or when the subject already
+ * voted: a quorum counts people, not keys. Every vote is audited, refused ones included. The
+ * quorum's last approval, or any rejection, delivers the decision to the execution and wakes it.
  */
 export function approvalsRouter(deps: ApiDeps): Router {
   const router = Router();

@@ -9,7 +9,7 @@ import { pgText, pgTimestamp } from "../query-params.js";
 
 export const ExecutionStatusSchema = z
   .enum(["running", "waiting", "suspended", "completed", "failed"])
-  .meta({ id: "ExecutionStatus", description: "The five statuses of an execution (DESIGN §2.3)." });
+  .meta({ id: "ExecutionStatus", description: "The five statuses of an execution." });
 
 export const WaitSchema = z
   .object({

@@ -11,7 +11,7 @@ import { problem } from "./common.js";
 /** The API's version in the document; bumped with a breaking change of any route. */
 export const API_VERSION = "1.0.0";
 
-const DESCRIPTION = `Tenor's Platform API (DESIGN §6).
+const DESCRIPTION = `Tenor's Platform API.
 
 **Authentication.** Every request except \`/livez\`, \`/readyz\` and \`/openapi.json\` sends
 \`Authorization: Bearer <key>\`. Keys are issued with

@@ -22,7 +22,7 @@ const CustodyStateSchema = z.custom<CustodyState>(
 );
 
 /**
- * The custody path of the lifecycle (docs/chains.md, "Custody"): the provider signs, owns the
+ * The custody path of the lifecycle (docs/chains.md, "Custody providers"): the provider signs, owns the
  * nonce and broadcasts; Tenor submits an intent under a stable external id and follows its status.
  */
 export async function runCustodyIntent(

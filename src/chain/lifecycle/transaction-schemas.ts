@@ -68,5 +68,5 @@ export const FinalitySignal = z.discriminatedUnion("outcome", [
 
 export const FundedSignal = z.object({ balanceWei: z.string() });
 
-/** The four recorded end states of a write (DESIGN §4). */
+/** The four recorded end states of a write (docs/chains.md, "The lifecycle"). */
 export const END_STATES = ["confirmed", "reverted", "rejected", "expired"] as const;

@@ -16,7 +16,7 @@ export interface CustodyHttpOptions {
 }
 
 /**
- * The custody-provider adapter over HTTP (docs/chains.md, "Custody"):
+ * The custody-provider adapter over HTTP (docs/chains.md, "Custody providers"):
  * `POST /v1/intents` (idempotent by `externalId`), `GET /v1/intents/{externalId}`. A 5xx, a
  * timeout or a connection error is CUSTODY_UNAVAILABLE (retryable: the intent may or may not exist,
  * so the caller reconciles by external id before anything else); a 4xx is CUSTODY_REFUSED. A 404

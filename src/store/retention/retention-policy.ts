@@ -13,8 +13,9 @@ export interface RetentionBatch {
 }
 
 /**
- * One kind of data that expires (DESIGN §2.7). The pass runner calls `deleteBatch` until a batch
- * comes back short, then `remaining`; it never deletes in one unbounded transaction.
+ * One kind of data that expires (docs/schedules.md, "Retention"). The pass runner calls
+ * `deleteBatch` until a batch comes back short, then `remaining`; it never deletes in one unbounded
+ * transaction.
  *
  * Adding a policy is adding an object, not a mechanism. The webhook audit policy, when the webhook
  * tables land, is one more {@link pgRetentionPolicy} whose batch:
