@@ -1,5 +1,12 @@
 import type { Pool, PoolClient } from "pg";
 import { TenorError } from "../errors/tenor-error.js";
+import {
+  boundTransaction,
+  incrementOwnerEpoch,
+  LOCK_NOT_AVAILABLE,
+  lockOwnerEpochForShare,
+  type Queryable,
+} from "../store/pg-shard-ownership.js";
 import { withTransaction } from "../store/with-transaction.js";
 import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
 import type { ShardDomain } from "./shard-map.js";
@@ -11,9 +18,6 @@ export interface ShardFence {
   /** From `shard_owners.epoch`, incremented on every acquisition. A bigint in text form. */
   epoch: string;
 }
-
-/** A queryable connection: a `pg.Client` or a `pg.PoolClient`. */
-type Queryable = Pick<PoolClient, "query">;
 
 /**
  * How long a fenced transaction may sit idle (its client silent between statements) before the
@@ -40,20 +44,9 @@ export async function bumpOwnerEpoch(
   ownerId: string,
   lockTimeoutMs: number,
 ): Promise<string> {
-  await client.query("BEGIN");
   try {
-    await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockTimeoutMs))}`);
-    const { rows } = await client.query<{ epoch: string }>(
-      `INSERT INTO shard_owners (domain, shard, owner_id, epoch, acquired_at) VALUES ($1, $2, $3, 1, now())
-       ON CONFLICT (domain, shard) DO UPDATE
-         SET owner_id = excluded.owner_id, epoch = shard_owners.epoch + 1, acquired_at = now()
-       RETURNING epoch::text`,
-      [domain, shard, ownerId],
-    );
-    await client.query("COMMIT");
-    return rows[0]?.epoch as string;
+    return await incrementOwnerEpoch(client, { domain, shard, ownerId }, lockTimeoutMs);
   } catch (error) {
-    await client.query("ROLLBACK");
     if ((error as { code?: string }).code !== LOCK_NOT_AVAILABLE) throw error;
     throw new TenorError(
       OWNERSHIP_ERRORS.SHARD_EPOCH_BUSY,
@@ -62,9 +55,6 @@ export async function bumpOwnerEpoch(
     );
   }
 }
-
-/** SQLSTATE of a `lock_timeout` that fired. */
-const LOCK_NOT_AVAILABLE = "55P03";
 
 /**
  * Checks, inside the caller's transaction, that `fence` is still the shard's current epoch, and
@@ -75,17 +65,13 @@ const LOCK_NOT_AVAILABLE = "55P03";
  * @throws TenorError `SHARD_EPOCH_STALE` (not retryable: the shard belongs to someone else now).
  */
 export async function assertOwnerEpoch(client: Queryable, fence: ShardFence): Promise<void> {
-  const { rows } = await client.query<{ epoch: string; owner_id: string }>(
-    "SELECT epoch::text, owner_id FROM shard_owners WHERE domain = $1 AND shard = $2 FOR SHARE",
-    [fence.domain, fence.shard],
-  );
-  const current = rows[0];
+  const current = await lockOwnerEpochForShare(client, fence.domain, fence.shard);
   if (current?.epoch === fence.epoch) return;
   throw new TenorError(
     OWNERSHIP_ERRORS.SHARD_EPOCH_STALE,
     `shard ${fence.domain}/${fence.shard} is at epoch ${current?.epoch ?? "(never owned)"}, ` +
       `this write carries epoch ${fence.epoch}: the shard was handed over and the write is refused`,
-    { details: { ...fence, currentEpoch: current?.epoch ?? null, currentOwner: current?.owner_id ?? null } },
+    { details: { ...fence, currentEpoch: current?.epoch ?? null, currentOwner: current?.ownerId ?? null } },
   );
 }
 
@@ -102,11 +88,9 @@ export async function withShardFence<T>(
   write: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
   return withTransaction(pool, async (client) => {
-    // Literal values, one round trip: the server ends this transaction's session if its client
-    // goes silent inside it, so a frozen owner cannot hold the epoch row past FENCED_IDLE_TIMEOUT_MS.
-    await client.query(
-      `SET LOCAL idle_in_transaction_session_timeout = ${FENCED_IDLE_TIMEOUT_MS}; SET LOCAL lock_timeout = ${FENCED_IDLE_TIMEOUT_MS}`,
-    );
+    // The server ends this transaction's session if its client goes silent inside it, so a
+    // frozen owner cannot hold the epoch row past FENCED_IDLE_TIMEOUT_MS.
+    await boundTransaction(client, FENCED_IDLE_TIMEOUT_MS);
     await assertOwnerEpoch(client, fence);
     return write(client);
   });

@@ -1,4 +1,5 @@
 import pg from "pg";
+import { sessionBackendPid } from "../store/pg-shard-ownership.js";
 
 export interface ReservedConnectionOptions {
   connectionString: string;
@@ -77,8 +78,7 @@ export async function openReservedConnection(
   };
   try {
     await client.connect();
-    const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-    return { client, backendPid: rows[0]?.pid as number, destroy };
+    return { client, backendPid: await sessionBackendPid(client), destroy };
   } catch (error) {
     destroy();
     throw error;

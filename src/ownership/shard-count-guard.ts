@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import { TenorError } from "../errors/tenor-error.js";
+import { recordSettingOnce } from "../store/pg-shard-ownership.js";
 import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
 
 /** The `engine_settings` key under which the first process records the shard count. */
@@ -14,19 +15,7 @@ export const SHARD_COUNT_SETTING = "durable.sharding.shardCount";
  * @throws TenorError `SHARD_COUNT_MISMATCH`, naming both values and how to fix it.
  */
 export async function assertShardCount(pool: Pool, configured: number): Promise<void> {
-  const { rows } = await pool.query<{ value: unknown }>(
-    `WITH recorded AS (
-       INSERT INTO engine_settings (key, value) VALUES ($1, to_jsonb($2::int))
-       ON CONFLICT (key) DO NOTHING
-       RETURNING value
-     )
-     SELECT value FROM recorded
-     UNION ALL
-     SELECT value FROM engine_settings WHERE key = $1
-     LIMIT 1`,
-    [SHARD_COUNT_SETTING, configured],
-  );
-  const recorded = Number(rows[0]?.value);
+  const recorded = await recordSettingOnce(pool, SHARD_COUNT_SETTING, configured);
   if (recorded === configured) return;
   throw new TenorError(
     OWNERSHIP_ERRORS.SHARD_COUNT_MISMATCH,

@@ -3,6 +3,16 @@ import { hostname } from "node:os";
 import type { Pool } from "pg";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
+import {
+  heartbeatReplica,
+  removeReplica,
+  shardsLockedByAnyone,
+  shardsLockedBySession,
+  terminateSession,
+  tryLockShard,
+  unlockAllShards,
+  unlockShard,
+} from "../store/pg-shard-ownership.js";
 import { bumpOwnerEpoch, type ShardFence } from "./owner-epoch.js";
 import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
 import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
@@ -151,11 +161,8 @@ export class ShardOwner {
     this.session = undefined;
     if (!session) return;
     try {
-      await this.op("unlock-all", session.client.query("SELECT pg_advisory_unlock_all()"));
-      await this.op(
-        "deregister",
-        session.client.query("DELETE FROM replicas WHERE id = $1", [this.replicaId]),
-      );
+      await this.op("unlock-all", unlockAllShards(session.client));
+      await this.op("deregister", removeReplica(session.client, this.replicaId));
       await session.client.end();
     } catch {
       session.destroy();
@@ -199,40 +206,19 @@ export class ShardOwner {
 
   /** Writes the heartbeat and returns the live replicas of the domain, this one included. */
   private async heartbeat(session: ReservedConnection): Promise<number> {
-    const { rows } = await this.op(
+    return this.op(
       "heartbeat",
-      session.client.query<{ live: number }>(
-        `WITH beat AS (
-           INSERT INTO replicas (id, domain, host, pid, backend_pid, backend_start, started_at, last_seen)
-           SELECT $1, $2, $3, $4, a.pid, a.backend_start, now(), now()
-             FROM pg_stat_activity a WHERE a.pid = pg_backend_pid()
-           ON CONFLICT (id) DO UPDATE
-             SET last_seen = now(), backend_pid = excluded.backend_pid, backend_start = excluded.backend_start
-           RETURNING 1
-         )
-         SELECT 1 + count(*)::int AS live FROM replicas r
-          WHERE r.domain = $2 AND r.id <> $1
-            AND r.last_seen > now() - make_interval(secs => $5::float / 1000)
-            AND EXISTS (SELECT 1 FROM pg_stat_activity a
-                         WHERE a.pid = r.backend_pid AND a.backend_start IS NOT DISTINCT FROM r.backend_start)`,
-        [this.replicaId, this.options.domain, hostname(), process.pid, this.timings.livenessWindowMs],
+      heartbeatReplica(
+        session.client,
+        { id: this.replicaId, domain: this.options.domain, host: hostname(), pid: process.pid },
+        this.timings.livenessWindowMs,
       ),
     );
-    return rows[0]?.live ?? 1;
   }
 
   /** Confirms the session still holds every lock this replica believes it owns. */
   private async reassert(session: ReservedConnection): Promise<void> {
-    const { rows } = await this.op(
-      "reassert",
-      session.client.query<{ shard: number }>(
-        `SELECT objid::int AS shard FROM pg_locks
-          WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND classid = $1::int::oid
-            AND objsubid = 2 AND granted`,
-        [this.namespace],
-      ),
-    );
-    const locked = new Set(rows.map((r) => r.shard));
+    const locked = await this.op("reassert", shardsLockedBySession(session.client, this.namespace));
     for (const shard of this.owned()) {
       if (locked.has(shard)) continue;
       this.logger.error("a shard lock vanished from the session; releasing the shard", { shard });
@@ -246,39 +232,20 @@ export class ShardOwner {
     const surplus = byPreference.slice(0, this.held.size - target);
     for (const shard of surplus) {
       await this.releaseOne(shard, "rebalance");
-      await this.op(
-        "unlock",
-        session.client.query("SELECT pg_advisory_unlock($1, $2)", [this.namespace, shard]),
-      );
+      await this.op("unlock", unlockShard(session.client, this.namespace, shard));
     }
     this.logger.info("released surplus shards", { shards: surplus, owned: this.held.size, target });
   }
 
   private async acquireUpTo(session: ReservedConnection, target: number, live: number): Promise<void> {
-    const { rows } = await this.op(
-      "list-locks",
-      session.client.query<{ shard: number }>(
-        `SELECT objid::int AS shard FROM pg_locks
-          WHERE locktype = 'advisory' AND classid = $1::int::oid AND objsubid = 2 AND granted
-            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
-        [this.namespace],
-      ),
-    );
-    const taken = new Set(rows.map((r) => r.shard));
+    const taken = await this.op("list-locks", shardsLockedByAnyone(session.client, this.namespace));
     const free = Array.from({ length: this.options.shardCount }, (_, shard) => shard)
       .filter((shard) => !taken.has(shard) && !this.held.has(shard))
       .sort((a, b) => this.preference(b) - this.preference(a));
     const acquired: number[] = [];
     for (const shard of free) {
       if (this.held.size >= target) break;
-      const { rows: lock } = await this.op(
-        "try-lock",
-        session.client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS ok", [
-          this.namespace,
-          shard,
-        ]),
-      );
-      if (!lock[0]?.ok) continue;
+      if (!(await this.op("try-lock", tryLockShard(session.client, this.namespace, shard)))) continue;
       const epoch = await this.bumpEpoch(session, shard);
       if (epoch === null) continue;
       await this.startOne(shard, epoch);
@@ -303,10 +270,7 @@ export class ShardOwner {
       );
     } catch (error) {
       if (!(error instanceof TenorError) || error.code !== OWNERSHIP_ERRORS.SHARD_EPOCH_BUSY) throw error;
-      await this.op(
-        "unlock",
-        session.client.query("SELECT pg_advisory_unlock($1, $2)", [this.namespace, shard]),
-      );
+      await this.op("unlock", unlockShard(session.client, this.namespace, shard));
       this.logger.info("shard left for the next refresh: its previous owner's fenced write holds it", {
         shard,
         lockTimeoutMs,
@@ -384,10 +348,7 @@ export class ShardOwner {
     try {
       await this.op(
         "terminate-old-session",
-        this.options.pool.query(
-          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = $1 AND application_name = $2",
-          [pid, `tenor-${this.options.domain}-shards`],
-        ),
+        terminateSession(this.options.pool, pid, `tenor-${this.options.domain}-shards`),
       );
     } catch (error) {
       this.logger.debug("could not terminate the old reserved session", {

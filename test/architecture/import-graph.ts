@@ -7,7 +7,9 @@ export interface ImportEdge {
   to: string;
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"|import\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"|(?:^|\n)\s*import\s+"(\.{1,2}\/[^"]+)"|import\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
+/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.{1,2}\/[^"]+)"|import\(\s*"(\.{1,2}\/[^"]+)"\s*\)/g;
 
 /** Every `.ts` file under the given folders of `root` (generated code and dependencies left out). */
 export function sourceFiles(root: string, folders: readonly string[]): string[] {
@@ -30,7 +32,7 @@ export function importEdges(root: string, files: readonly string[]): ImportEdge[
   for (const from of files) {
     const text = readFileSync(path.join(root, from), "utf8");
     for (const match of text.matchAll(IMPORT)) {
-      const specifier = match[1] ?? match[2];
+      const specifier = match[1] ?? match[2] ?? match[3];
       if (!specifier) continue;
       const to = path.normalize(path.join(path.dirname(from), specifier)).replace(/\.js$/, ".ts");
       edges.push({ from, to });

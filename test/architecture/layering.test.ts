@@ -1,0 +1,165 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { findCycles, importEdges, layerOf, sourceFiles } from "./import-graph.js";
+
+/**
+ * The house as docs/architecture.md draws it ("Layers"): each layer lists the layers it may import.
+ * A new folder fails this test until it is placed here (and in the document).
+ */
+const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
+  "src/errors": [],
+  "src/values": ["src/errors"],
+  "src/config": ["src/errors", "src/values"],
+  "src/observability": ["src/errors", "src/config"],
+  "src/engine": ["src/errors", "src/values", "src/observability"],
+  "src/store": ["src/errors", "src/values", "src/config", "src/observability", "src/engine", "src/generated"],
+  "src/transport": ["src/errors", "src/config", "src/observability"],
+  "src/runtime": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+  ],
+  "src/keyed": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+  ],
+  "src/ownership": ["src/errors", "src/config", "src/observability", "src/store", "src/transport"],
+  "src/retention": ["src/errors", "src/config", "src/observability", "src/store", "src/transport"],
+  "src/schedules": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+    "src/runtime",
+    "src/retention",
+  ],
+  "src/chain": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+    "src/runtime",
+    "src/keyed",
+    "src/ownership",
+    "src/schedules",
+  ],
+  "src/api": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+    "src/runtime",
+    "src/keyed",
+    "src/schedules",
+    "src/chain",
+  ],
+  "src/roles": [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+    "src/runtime",
+    "src/keyed",
+    "src/ownership",
+    "src/retention",
+    "src/schedules",
+    "src/chain",
+    "src/api",
+  ],
+  // The domain: workflows written against the engine and the chain boundary, nothing of the host.
+  flows: ["src/errors", "src/values", "src/engine", "src/keyed", "src/chain"],
+  // The composition root may reach everything; nothing reaches it.
+  workers: [
+    "src/errors",
+    "src/values",
+    "src/config",
+    "src/observability",
+    "src/engine",
+    "src/store",
+    "src/transport",
+    "src/runtime",
+    "src/keyed",
+    "src/ownership",
+    "src/retention",
+    "src/schedules",
+    "src/chain",
+    "src/api",
+    "src/roles",
+    "flows",
+  ],
+};
+
+const ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
+const FILES = sourceFiles(ROOT, ["src", "flows", "workers"]);
+const EDGES = importEdges(ROOT, FILES);
+
+describe("layering (docs/architecture.md)", () => {
+  it("reads the import graph (a broken reader would pass every rule)", () => {
+    expect(FILES.length).toBeGreaterThan(100);
+    expect(EDGES.some((e) => e.from === "workers/main.ts" && e.to === "src/roles/role-process.ts")).toBe(
+      true,
+    );
+    expect(
+      EDGES.some((e) => e.from === "src/engine/context.ts" && e.to === "src/engine/context-types.ts"),
+    ).toBe(true);
+  });
+
+  it("places every folder of src/ in a layer", () => {
+    const unplaced = [...new Set(FILES.map(layerOf))].filter(
+      (layer) => !(layer in MAY_IMPORT) && layer !== "src",
+    );
+    expect(unplaced).toEqual([]);
+  });
+
+  it("imports only downward", () => {
+    const violations = EDGES.filter(({ from, to }) => {
+      const a = layerOf(from);
+      const b = layerOf(to);
+      return a !== b && !(MAY_IMPORT[a] ?? []).includes(b);
+    }).map(({ from, to }) => `${from} -> ${to}`);
+    expect(violations).toEqual([]);
+  });
+
+  it("has no import cycle between files (type-only imports included)", () => {
+    expect(findCycles(EDGES).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  it("keeps SQL in the data-access layer (src/store)", () => {
+    const outside = FILES.filter((file) => !file.startsWith(`src${path.sep}store`)).filter((file) =>
+      /\b(SELECT|INSERT INTO|DELETE FROM|UPDATE \w+ SET)\b/.test(readSource(file)),
+    );
+    expect(outside).toEqual([]);
+  });
+});
+
+function readSource(file: string): string {
+  // Comments may name statements; only code counts.
+  return stripComments(readFileSync(path.join(ROOT, file), "utf8"));
+}
+
+function stripComments(text: string): string {
+  return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
