@@ -13,6 +13,7 @@ import { BenchEnv } from "./lib/bench-env.js";
 import { readMachineInfo } from "./lib/machine.js";
 import { buildReport, renderTable, writeReport } from "./report.js";
 import { DbosSystem } from "./systems/dbos.js";
+import { p1PrismaHotPath } from "./workloads/p1-prisma-hot-path.js";
 import type { Workload, WorkloadContext, WorkloadResult } from "./workloads/types.js";
 import { w1Serial } from "./workloads/w1-serial.js";
 import { w2Throughput } from "./workloads/w2-throughput.js";
@@ -34,6 +35,7 @@ const WORKLOADS: readonly Workload[] = [
   w7Memory,
   w8Timers,
   w9Keyed,
+  p1PrismaHotPath,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));

@@ -1,4 +1,6 @@
 import type { Pool } from "pg";
+import type { ApiKey, ApiRole as StoredRole } from "../generated/prisma/client.js";
+import { type PrismaClient, prismaFor } from "./prisma.js";
 
 /** The roles that act inside one organisation (README, "API keys and roles"). */
 export const ORG_ROLES = ["integrator", "approver", "operator", "admin"] as const;
@@ -27,11 +29,13 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
 }
 
-const COLUMNS = "id, org_id, role::text AS role, name, subject, created_at, revoked_at";
-
-/** API keys on PostgreSQL (`api_keys`). Lookups are by hash, under a unique index. */
+/** API keys on PostgreSQL (`api_keys`) through Prisma Client. Lookups are by hash, under a unique index. */
 export class PgApiKeys {
-  constructor(private readonly pool: Pool) {}
+  private readonly db: PrismaClient;
+
+  constructor(pool: Pool) {
+    this.db = prismaFor(pool);
+  }
 
   /** Throws when an organisation key lacks an organisation or a platform key has one. */
   async insert(key: {
@@ -45,60 +49,57 @@ export class PgApiKeys {
     if (isPlatformRole(key.role) !== (key.orgId === null)) {
       throw new Error(`role ${key.role} ${key.orgId === null ? "needs" : "takes no"} organisation`);
     }
-    const { rows } = await this.pool.query(
-      `INSERT INTO api_keys (id, org_id, role, name, subject, key_hash) VALUES ($1, $2, $3::"ApiRole", $4, $5, $6)
-       RETURNING ${COLUMNS}`,
-      [key.id, key.orgId, key.role, key.name, key.subject, key.keyHash],
-    );
-    return toRecord(rows[0]);
+    return toRecord(await this.db.apiKey.create({ data: { ...key, role: toStoredRole(key.role) } }));
   }
 
   /** The live (not revoked) key with this hash, or null. */
   async findActiveByHash(keyHash: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`,
-      [keyHash],
-    );
-    return rows[0] ? toRecord(rows[0]) : null;
+    const row = await this.db.apiKey.findFirst({ where: { keyHash, revokedAt: null } });
+    return row ? toRecord(row) : null;
   }
 
   /** The live (not revoked) key with this id, or null: how a board session learns its key was revoked. */
   async findActiveById(id: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM api_keys WHERE id = $1 AND revoked_at IS NULL`,
-      [id],
-    );
-    return rows[0] ? toRecord(rows[0]) : null;
+    const row = await this.db.apiKey.findFirst({ where: { id, revokedAt: null } });
+    return row ? toRecord(row) : null;
   }
 
   async list(orgId?: string): Promise<ApiKeyRecord[]> {
-    const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM api_keys
-       WHERE $1::text IS NULL OR org_id = $1 ORDER BY created_at, id`,
-      [orgId ?? null],
-    );
+    const rows = await this.db.apiKey.findMany({
+      ...(orgId === undefined ? {} : { where: { orgId } }),
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    });
     return rows.map(toRecord);
   }
 
   /** Revokes the key; null when no live key has this id, else the revoked key. */
   async revoke(id: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.pool.query(
-      `UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
-      [id],
-    );
-    return rows[0] ? toRecord(rows[0]) : null;
+    // One statement, so two concurrent revokes cannot both report success.
+    const revoked = await this.db.apiKey.updateManyAndReturn({
+      where: { id, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    return revoked[0] ? toRecord(revoked[0]) : null;
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
-function toRecord(row: any): ApiKeyRecord {
+function toRecord(row: ApiKey): ApiKeyRecord {
   return {
     id: row.id,
-    orgId: row.org_id,
-    role: row.role,
+    orgId: row.orgId,
+    role: fromStoredRole(row.role),
     name: row.name,
     subject: row.subject,
-    createdAt: row.created_at.toISOString(),
-    revokedAt: row.revoked_at ? row.revoked_at.toISOString() : null,
+    createdAt: row.createdAt.toISOString(),
+    revokedAt: row.revokedAt ? row.revokedAt.toISOString() : null,
   };
+}
+
+/** The schema's enum spells `platform-operator` as the identifier `platform_operator` (mapped to the same stored value). */
+function toStoredRole(role: ApiRole): StoredRole {
+  return role.replace("-", "_") as StoredRole;
+}
+
+function fromStoredRole(role: StoredRole): ApiRole {
+  return role.replace("_", "-") as ApiRole;
 }

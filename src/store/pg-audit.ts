@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { type PrismaClient, prismaFor } from "./prisma.js";
 
 /** The audited actions (README, "Audit"): closed list, stable strings. */
 export const AUDIT_ACTIONS = [
@@ -46,57 +47,40 @@ export interface AuditFilter {
  * DELETE change nothing). Written outside the action's transaction so that refusals are recorded too.
  */
 export class PgAudit {
-  constructor(private readonly pool: Pool) {}
+  private readonly db: PrismaClient;
+
+  constructor(pool: Pool) {
+    this.db = prismaFor(pool);
+  }
 
   async append(event: AuditEventInput): Promise<void> {
-    await this.pool.query(
-      `INSERT INTO audit_events (actor_key_id, subject, org_id, role, action, target, request_id, outcome)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        event.actorKeyId,
-        event.subject,
-        event.orgId,
-        event.role,
-        event.action,
-        event.target,
-        event.requestId,
-        event.outcome,
-      ],
-    );
+    await this.db.auditEvent.create({ data: event });
   }
 
   /** The organisation's events, newest first, `limit` at most. */
   async list(filter: AuditFilter): Promise<AuditEventRecord[]> {
-    const where = ["org_id = $1"];
-    const values: unknown[] = [filter.orgId];
-    const add = (column: string, value: unknown, cast = "") => {
-      values.push(value);
-      where.push(`${column} = $${values.length}${cast}`);
-    };
-    if (filter.action !== undefined) add("action", filter.action);
-    if (filter.subject !== undefined) add("subject", filter.subject);
-    if (filter.actorKeyId !== undefined) add("actor_key_id", filter.actorKeyId, "::uuid");
-    if (filter.target !== undefined) add("target", filter.target);
-    if (filter.beforeId !== undefined) {
-      values.push(filter.beforeId);
-      where.push(`id < $${values.length}::bigint`);
-    }
-    values.push(filter.limit);
-    const { rows } = await this.pool.query(
-      `SELECT id::text AS id, at, actor_key_id, subject, org_id, role, action, target, request_id, outcome
-       FROM audit_events WHERE ${where.join(" AND ")} ORDER BY audit_events.id DESC LIMIT $${values.length}`,
-      values,
-    );
+    const rows = await this.db.auditEvent.findMany({
+      where: {
+        orgId: filter.orgId,
+        ...(filter.action !== undefined ? { action: filter.action } : {}),
+        ...(filter.subject !== undefined ? { subject: filter.subject } : {}),
+        ...(filter.actorKeyId !== undefined ? { actorKeyId: filter.actorKeyId } : {}),
+        ...(filter.target !== undefined ? { target: filter.target } : {}),
+        ...(filter.beforeId !== undefined ? { id: { lt: BigInt(filter.beforeId) } } : {}),
+      },
+      orderBy: { id: "desc" },
+      take: filter.limit,
+    });
     return rows.map((r) => ({
-      id: r.id,
+      id: r.id.toString(),
       at: r.at.toISOString(),
-      actorKeyId: r.actor_key_id,
+      actorKeyId: r.actorKeyId,
       subject: r.subject,
-      orgId: r.org_id,
+      orgId: r.orgId,
       role: r.role,
-      action: r.action,
+      action: r.action as AuditAction,
       target: r.target,
-      requestId: r.request_id,
+      requestId: r.requestId,
       outcome: r.outcome,
     }));
   }

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { prismaFor } from "./prisma.js";
 
 /** How a run ended, as recorded (the schedules layer's ScheduleResult has this shape). */
 export interface RunOutcome {
@@ -20,11 +21,11 @@ export async function upsertSchedules(
   pool: Pool,
   definitions: readonly { name: string; cadenceMs: number }[],
 ): Promise<void> {
-  await pool.query(
-    `INSERT INTO schedules (name, cadence_ms)
-     SELECT * FROM unnest($1::text[], $2::int[])
-     ON CONFLICT (name) DO UPDATE SET cadence_ms = excluded.cadence_ms`,
-    [definitions.map((d) => d.name), definitions.map((d) => d.cadenceMs)],
+  const db = prismaFor(pool);
+  await db.$transaction(
+    definitions.map(({ name, cadenceMs }) =>
+      db.schedule.upsert({ where: { name }, create: { name, cadenceMs }, update: { cadenceMs } }),
+    ),
   );
 }
 
@@ -146,35 +147,24 @@ export interface ScheduleSummaryRecord {
 export async function readScheduleSummaries(
   pool: Pool,
 ): Promise<{ now: Date; schedules: ScheduleSummaryRecord[] }> {
-  const { rows } = await pool.query<{
-    name: string;
-    cadence_ms: number;
-    registered_at: Date;
-    last_attempt_at: Date | null;
-    last_outcome: ScheduleSummaryRecord["lastOutcome"];
-    last_duration_ms: number | null;
-    last_success_at: Date | null;
-    last_error: string | null;
-    consecutive_failures: number;
-    now: Date;
-  }>(
-    `SELECT name, cadence_ms, registered_at, last_attempt_at, last_outcome, last_duration_ms,
-            last_success_at, last_error, consecutive_failures, now() AS now
-       FROM schedules ORDER BY name`,
-  );
+  const db = prismaFor(pool);
+  // The database clock, not this process's: replicas with skewed clocks classify alike.
+  const [clock, rows] = await Promise.all([
+    db.$queryRaw<{ now: Date }[]>`SELECT now() AS now`,
+    db.schedule.findMany({ orderBy: { name: "asc" } }),
+  ]);
   return {
-    // With no schedule there is nothing to classify: the local clock is never used then.
-    now: rows[0]?.now ?? new Date(),
+    now: clock[0]?.now ?? new Date(),
     schedules: rows.map((r) => ({
       name: r.name,
-      cadenceMs: r.cadence_ms,
-      registeredAt: r.registered_at,
-      lastAttemptAt: r.last_attempt_at,
-      lastOutcome: r.last_outcome,
-      lastDurationMs: r.last_duration_ms,
-      lastSuccessAt: r.last_success_at,
-      lastError: r.last_error,
-      consecutiveFailures: r.consecutive_failures,
+      cadenceMs: r.cadenceMs,
+      registeredAt: r.registeredAt,
+      lastAttemptAt: r.lastAttemptAt,
+      lastOutcome: r.lastOutcome,
+      lastDurationMs: r.lastDurationMs,
+      lastSuccessAt: r.lastSuccessAt,
+      lastError: r.lastError,
+      consecutiveFailures: r.consecutiveFailures,
     })),
   };
 }
