@@ -2,7 +2,7 @@ import type { Pool, PoolClient, QueryResultRow } from "pg";
 import { z } from "zod";
 import { BusinessError, type FailureRecord, toFailureRecord } from "../engine/errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { json } from "../store/pg-execution-store.js";
+import { json } from "../store/json-param.js";
 import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { withTransaction } from "../store/with-transaction.js";
 import type { AnyEntity, EntityContext } from "./entity.js";

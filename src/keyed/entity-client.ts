@@ -5,7 +5,7 @@ import { z } from "zod";
 import { BusinessError, type FailureRecord } from "../engine/errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import { json } from "../store/pg-execution-store.js";
+import { json } from "../store/json-param.js";
 import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import type { AnyEntity, CommandInput, CommandOutput } from "./entity.js";

@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 import { ENGINE_ERRORS } from "../engine/error-codes.js";
 import type { FailureRecord } from "../engine/errors.js";
 import { isDataError } from "./journal-batcher.js";
-import { json } from "./pg-execution-store.js";
+import { json } from "./json-param.js";
 
 /**
  * What the activity worker reads and writes: the journaled input of a pending activity position,

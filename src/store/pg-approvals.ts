@@ -6,8 +6,8 @@ import {
   approvalSignalName,
 } from "../engine/approvals.js";
 import type { WaitDescriptor } from "../engine/execution-store.js";
+import { json } from "./json-param.js";
 import type { ApiRole } from "./pg-api-keys.js";
-import { json } from "./pg-execution-store.js";
 import { withTransaction } from "./with-transaction.js";
 
 export interface VoteRequest {

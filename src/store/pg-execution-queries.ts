@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { ExecutionQueries, ExecutionView, JournalView } from "../engine/execution-client.js";
+import { json } from "./json-param.js";
 import { EXECUTION_COLUMNS, iso, toExecutionRecord } from "./pg-execution-reads.js";
-import { json } from "./pg-execution-store.js";
 
 /** Read model of executions and signal intake on PostgreSQL. */
 export class PgExecutionQueries implements ExecutionQueries {

@@ -13,6 +13,7 @@ import type {
 } from "../engine/execution-store.js";
 import { SQL } from "./execution-sql.js";
 import { JournalBatcher } from "./journal-batcher.js";
+import { json } from "./json-param.js";
 import { withTransaction } from "./with-transaction.js";
 
 /**
@@ -280,9 +281,4 @@ function toSummary(row: any): ExecutionSummary {
     requestHash: row.request_hash,
     parentId: row.parent_id,
   };
-}
-
-/** JSON parameters go as text so `pg` never guesses (arrays would become PostgreSQL arrays). */
-export function json(value: unknown): string | null {
-  return value === null || value === undefined ? null : JSON.stringify(value);
 }
