@@ -1,4 +1,5 @@
 import type { Logger } from "../observability/logger.js";
+import type { RunOutcome } from "../store/pg-schedule-runs.js";
 
 /** Names of the runner schedules: BullMQ job scheduler ids, job names and `schedules.name` rows. */
 export const SCHEDULE_NAMES = {
@@ -17,13 +18,7 @@ export type ScheduleCadence =
   | { kind: "cron"; pattern: string; tz: string; periodMs: number };
 
 /** What a run reports. `empty` is a genuine zero: it ran and found nothing to do. */
-export interface ScheduleResult {
-  outcome: "succeeded" | "empty" | "failed";
-  /** JSON-safe counts, stored on the run. */
-  summary: Record<string, unknown>;
-  /** Required when `outcome` is `failed`. */
-  error?: string;
-}
+export type ScheduleResult = RunOutcome;
 
 export interface ScheduleRunContext {
   /** Start of the window this tick covers: the cycle key with the schedule's name. */

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { readScheduleSummaries } from "../store/pg-schedule-runs.js";
+import { readScheduleSummaries, type ScheduleSummaryRecord } from "../store/pg-schedule-runs.js";
 
 /**
  * How a schedule is doing, as the API and metrics report it:
@@ -14,19 +14,12 @@ import { readScheduleSummaries } from "../store/pg-schedule-runs.js";
  */
 export type ScheduleState = "ok" | "running" | "failing" | "pending" | "overdue" | "stopped";
 
-export interface ScheduleStatus {
-  name: string;
+/** A schedule's state and the summary of its runs (registration time aside). */
+export type ScheduleStatus = Omit<ScheduleSummaryRecord, "registeredAt"> & {
   state: ScheduleState;
-  cadenceMs: number;
-  lastAttemptAt: Date | null;
-  lastOutcome: "running" | "succeeded" | "empty" | "failed" | null;
-  lastDurationMs: number | null;
-  lastSuccessAt: Date | null;
-  lastError: string | null;
-  consecutiveFailures: number;
   /** Milliseconds past the time the next attempt was due; 0 when not late. */
   lateByMs: number;
-}
+};
 
 /** Lateness beyond which a schedule is overdue: one cadence, at least 30 s. */
 export function overdueAfterMs(cadenceMs: number): number {
@@ -39,12 +32,10 @@ export function stoppedAfterMs(cadenceMs: number): number {
 }
 
 /** The row fields the classification needs. */
-export interface ScheduleSummaryRow {
-  cadenceMs: number;
-  registeredAt: Date;
-  lastAttemptAt: Date | null;
-  lastOutcome: ScheduleStatus["lastOutcome"];
-}
+export type ScheduleSummaryRow = Pick<
+  ScheduleSummaryRecord,
+  "cadenceMs" | "registeredAt" | "lastAttemptAt" | "lastOutcome"
+>;
 
 /** Classifies one schedule at `now` (pure; see {@link ScheduleState}). */
 export function classifySchedule(
@@ -64,15 +55,8 @@ export function classifySchedule(
 /** Every registered schedule with its state, classified against the database clock. */
 export async function readScheduleStatuses(pool: Pool): Promise<ScheduleStatus[]> {
   const { now, schedules } = await readScheduleSummaries(pool);
-  return schedules.map((r) => ({
-    name: r.name,
-    ...classifySchedule(r, now),
-    cadenceMs: r.cadenceMs,
-    lastAttemptAt: r.lastAttemptAt,
-    lastOutcome: r.lastOutcome,
-    lastDurationMs: r.lastDurationMs,
-    lastSuccessAt: r.lastSuccessAt,
-    lastError: r.lastError,
-    consecutiveFailures: r.consecutiveFailures,
+  return schedules.map(({ registeredAt, ...summary }) => ({
+    ...summary,
+    ...classifySchedule({ ...summary, registeredAt }, now),
   }));
 }

@@ -1,10 +1,12 @@
 import type { Pool } from "pg";
 import { prismaFor } from "./prisma.js";
 
-/** How a run ended, as recorded (the schedules layer's ScheduleResult has this shape). */
+/** How a run ended, as recorded. */
 export interface RunOutcome {
   outcome: "succeeded" | "empty" | "failed";
+  /** JSON-safe counts, stored on the run. */
   summary: Record<string, unknown>;
+  /** Required when `outcome` is `failed`. */
   error?: string;
 }
 
