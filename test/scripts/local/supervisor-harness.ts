@@ -8,7 +8,7 @@ import { freePort } from "../../support/ports.js";
  * lets a test wait for a line or for the exit instead of sleeping.
  */
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const fakeRole = "test/fixtures/fake-role.mjs";
 
 /** A running supervisor process and everything it has printed so far. */

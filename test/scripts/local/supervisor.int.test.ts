@@ -97,15 +97,16 @@ describe("local supervisor", () => {
     for (const pid of pids.values()) expect(isAlive(pid)).toBe(false);
   });
 
+  // The timeout leaves a loaded machine time to start the fake role, so /readyz has answered (503).
   it("gives up when a role never becomes ready, naming it and what /readyz said", async () => {
-    const run = start(["--wait-ready", "--ready-timeout-ms", "1500"], {
+    const run = start(["--wait-ready", "--ready-timeout-ms", "4000"], {
       ...(await freeRolePorts()),
       FAKE_NEVER_READY_ROLE: "indexer",
     });
     const { code } = await run.exit;
     expect(code).toBe(1);
     expect(run.stderr()).toMatch(
-      /SUPERVISOR_READY_TIMEOUT: not ready after 1500 ms: indexer \(last: HTTP 503\)/,
+      /SUPERVISOR_READY_TIMEOUT: not ready after 4000 ms: indexer \(last: HTTP 503\)/,
     );
     expect(run.stderr()).not.toContain("all roles ready");
     for (const pid of startedPids(run.stderr()).values()) expect(isAlive(pid)).toBe(false);
