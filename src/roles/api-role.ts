@@ -23,6 +23,7 @@ export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
     health: ctx.health,
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
+    chainIds: ctx.config.chains.map((chain) => chain.id),
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

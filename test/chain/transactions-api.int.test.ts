@@ -27,6 +27,7 @@ beforeAll(async () => {
     logger: world.engine.logger,
     readiness: {},
     health: { draining: false },
+    chainIds: [world.anvil.chainId],
   });
   acmeKey = (
     await issueApiKey(api.keys, { orgId: "acme", role: "integrator", name: "acme", subject: "ops@acme" })
@@ -104,5 +105,25 @@ describe("POST /v1/chains/{chainId}/transactions", () => {
     expect(res.status).toBe(202);
     const view = await world.settled(res.body.id as string);
     expect(view.failure).toMatchObject({ code: "SIGNER_UNKNOWN" });
+  });
+
+  it("refuses a chain that is not configured with CHAIN_UNKNOWN naming the value and the configured ids", async () => {
+    const res = await post(acmeKey, 999_999, { signerId: "hot", to: recipient, valueWei: "1" }, "tx-unknown");
+    expect(res.status).toBe(404);
+    expect(res.headers["content-type"]).toContain("application/problem+json");
+    expect(res.body).toMatchObject({
+      code: "CHAIN_UNKNOWN",
+      details: { chainId: 999_999, configured: [world.anvil.chainId] },
+    });
+    expect(res.body.detail).toContain("999999");
+    // Nothing was started under that key: the same key on a configured chain starts a fresh execution.
+    const ok = await post(
+      acmeKey,
+      world.anvil.chainId,
+      { signerId: "hot", to: recipient, valueWei: "1" },
+      "tx-unknown",
+    );
+    expect(ok.status).toBe(202);
+    expect(ok.headers["idempotent-replayed"]).toBeUndefined();
   });
 });
