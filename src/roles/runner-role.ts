@@ -56,6 +56,7 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     entities,
     activities,
     metrics: ctx.metrics,
+    schedules: chain.schedules,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.
   const started = {

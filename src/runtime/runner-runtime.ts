@@ -14,6 +14,7 @@ import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { measuredSchedules, registerRunnerGauges } from "../observability/runner-metrics.js";
 import { runnerSchedules } from "../schedules/runner-schedules.js";
+import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
@@ -38,6 +39,8 @@ export interface RunnerRuntimeOptions {
   activities?: ActivityRegistry;
   /** The process's metrics: engine hooks, schedule runs and scrape-time gauges feed it. */
   metrics?: TenorMetrics;
+  /** Schedules of the layers above (e.g. the chain boundary's nonce recovery), run with the runner's own. */
+  schedules?: readonly ScheduleDefinition[];
 }
 
 export interface RunnerRuntime {
@@ -112,14 +115,17 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
   });
-  const definitions = runnerSchedules({
-    config,
-    pool: options.pool,
-    redis: options.producerRedis,
-    executionQueue: queue,
-    retainedQueues: () => [queue.queue, schedules.queue],
-    logger,
-  });
+  const definitions = [
+    ...runnerSchedules({
+      config,
+      pool: options.pool,
+      redis: options.producerRedis,
+      executionQueue: queue,
+      retainedQueues: () => [queue.queue, schedules.queue],
+      logger,
+    }),
+    ...(options.schedules ?? []),
+  ];
   const schedules = await startScheduleService({
     definitions: metrics ? measuredSchedules(metrics, definitions) : definitions,
     pool: options.pool,
