@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { anvilBinary } from "./anvil-binary.js";
+import { startAnvilProcess } from "./anvil-process.js";
 
 /**
  * The demo chain of `npm run local` and the quick start: when the configuration names no chain,
@@ -57,18 +56,12 @@ export async function startDevChain(options: {
   port: number;
   timeoutMs?: number;
 }): Promise<DevChain> {
-  const url = `http://127.0.0.1:${options.port}`;
-  const node = spawn(
-    anvilBinary(),
-    ["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(DEV_CHAIN_ID)],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  try {
-    await listening(node, options.timeoutMs ?? 20_000);
-  } catch (error) {
-    node.kill("SIGKILL");
-    throw error;
-  }
+  const node = await startAnvilProcess({
+    port: options.port,
+    chainId: DEV_CHAIN_ID,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const url = node.url;
   const directory = mkdtempSync(path.join(tmpdir(), "tenor-dev-chain-"));
   const file = path.join(directory, "tenor.json");
   // JSON is YAML: the roles read it like any configuration file.
@@ -81,11 +74,7 @@ export async function startDevChain(options: {
     chainId: DEV_CHAIN_ID,
     env: { ...options.env, TENOR_CONFIG: file, [DEV_SIGNER_KEY_ENV]: DEV_SIGNER_KEY },
     async stop() {
-      if (node.exitCode === null && node.signalCode === null) {
-        const exited = new Promise((resolve) => node.once("exit", resolve));
-        node.kill("SIGTERM");
-        await exited;
-      }
+      await node.stop();
       rmSync(directory, { recursive: true, force: true });
     },
   };
@@ -115,37 +104,4 @@ function readConfigDocument(file: string | undefined): Record<string, unknown> {
   } catch {
     return {};
   }
-}
-
-function listening(node: ChildProcess, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = "";
-    const timer = setTimeout(
-      () => reject(new Error(`anvil did not start within ${timeoutMs} ms: ${output.slice(-500)}`)),
-      timeoutMs,
-    );
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (/Listening on/.test(output)) {
-        clearTimeout(timer);
-        node.stdout?.off("data", onData);
-        // Keep draining anvil's output so a full pipe never blocks it.
-        node.stdout?.resume();
-        node.stderr?.resume();
-        resolve();
-      }
-    };
-    node.stdout?.on("data", onData);
-    node.stderr?.on("data", (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-    });
-    node.once("error", (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    node.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`anvil exited with ${code} before listening: ${output.slice(-500)}`));
-    });
-  });
 }
