@@ -68,6 +68,20 @@ async function deploy(abi: Abi, bytecode: Hex, args: unknown[] = []): Promise<Ad
   return receipt.contractAddress as Address;
 }
 
+/** One ether into `sponsor`'s deposit in the EntryPoint, through the paymaster contract. */
+async function fundDeposit(sponsor: Address) {
+  await mined(
+    await wallet.writeContract({
+      address: sponsor,
+      abi: PaymasterStub.abi,
+      functionName: "deposit",
+      value: parseEther("1"),
+      account: deployer,
+      chain: wallet.chain ?? null,
+    }),
+  );
+}
+
 const deposit = (of: Address, in_: Address = entryPoint) =>
   world.anvil.public.readContract({
     address: in_,
@@ -91,16 +105,7 @@ beforeAll(async () => {
   await deploy(SimpleAccount.abi, SimpleAccount.bytecode, [entryPoint, deployer.address]);
   await deploy(EntryPointDeposits.abi, EntryPointDeposits.bytecode);
   await world.anvil.test.setBalance({ address: account, value: parseEther("1") });
-  await mined(
-    await wallet.writeContract({
-      address: paymaster,
-      abi: PaymasterStub.abi,
-      functionName: "deposit",
-      value: parseEther("1"),
-      account: deployer,
-      chain: wallet.chain ?? null,
-    }),
-  );
+  await fundDeposit(paymaster);
 });
 afterAll(async () => {
   await world?.stop();
@@ -226,16 +231,7 @@ describe("UserOperations through the resolved EntryPoint", () => {
     // The deployment now configures another EntryPoint; this execution recorded the first.
     const repointed = rebindWithEntryPoint(secondEntryPoint);
     try {
-      await mined(
-        await wallet.writeContract({
-          address: lonePaymaster,
-          abi: PaymasterStub.abi,
-          functionName: "deposit",
-          value: parseEther("1"),
-          account: deployer,
-          chain: wallet.chain ?? null,
-        }),
-      );
+      await fundDeposit(lonePaymaster);
       const view = await world.settled(id);
       expect(view.status, JSON.stringify(view.failure)).toBe("completed");
       const tx = await world.anvil.public.getTransaction({ hash: (view.output as { hash: Hex }).hash });
