@@ -98,6 +98,16 @@ describe("POST /v1/chains/{chainId}/transactions", () => {
     });
     expect(badValue.status).toBe(400);
     expect(JSON.stringify(badValue.body.errors)).toContain("body.valueWei");
+    // A paymaster pays only for a UserOperation: without `account` the sender would pay anyway.
+    const paymasterAlone = await post(acmeKey, world.anvil.chainId, {
+      signerId: "hot",
+      to: recipient,
+      paymaster: recipient,
+    });
+    expect(paymasterAlone.status).toBe(400);
+    expect(paymasterAlone.body.errors).toEqual([
+      expect.objectContaining({ pointer: "body.paymaster", message: expect.stringContaining("account") }),
+    ]);
   });
 
   it("never lets another organisation use a signer that is not theirs", async () => {
