@@ -29,6 +29,8 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   latenessMsP99: { unit: "ms", better: "lower" },
   commandsPerSec: { unit: "cmd/s", better: "higher" },
   orderingViolations: { unit: "count", better: "lower" },
+  transfersPerSec: { unit: "transfers/s", better: "higher" },
+  failedTransfers: { unit: "count", better: "lower" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -70,6 +72,7 @@ export const TARGETS: readonly Target[] = [
   { workload: "W8", text: "lateness p99 ≤ 100 ms", figure: "latenessMsP99", op: "<=", value: 100 },
   { workload: "W9", text: "≥ 5,000 commands/s", figure: "commandsPerSec", op: ">=", value: 5000 },
   { workload: "W9", text: "0 ordering violations", figure: "orderingViolations", op: "==", value: 0 },
+  { workload: "W10", text: "0 failed transfers", figure: "failedTransfers", op: "==", value: 0 },
 ];
 
 export interface TargetResult {

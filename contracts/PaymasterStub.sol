@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
+import {PackedUserOperation} from "./UserOperation.sol";
+
 interface IEntryPointDeposits {
     function depositTo(address account) external payable;
     function balanceOf(address account) external view returns (uint256);
@@ -23,7 +25,7 @@ contract PaymasterStub {
         return entryPoint.balanceOf(address(this));
     }
 
-    function validatePaymasterUserOp(bytes calldata, bytes32, uint256)
+    function validatePaymasterUserOp(PackedUserOperation calldata, bytes32, uint256)
         external
         pure
         returns (bytes memory context, uint256 validationData)

@@ -6,6 +6,7 @@
 import process from "node:process";
 import { loadConfig } from "../src/config/load-config.js";
 import { toTenorError } from "../src/errors/tenor-error.js";
+import { type DevChain, devChainPort, needsDevChain, startDevChain } from "./dev-chain/dev-chain.js";
 import { type Supervisor, startSupervisor } from "./local/supervisor.js";
 import {
   LOCAL_USAGE,
@@ -21,25 +22,35 @@ const USAGE_EXIT_CODE = 2;
 
 async function main(): Promise<number> {
   let supervisor: Supervisor;
+  let devChain: DevChain | undefined;
   try {
     const cli = parseLocalCommandLine(process.argv.slice(2));
     if (cli.help) {
       process.stdout.write(LOCAL_USAGE);
       return 0;
     }
+    // No chain configured: a local anvil is the demo chain (TENOR_DEV_CHAIN=off opts out).
+    if (needsDevChain(process.env)) {
+      devChain = await startDevChain({ env: process.env, port: devChainPort(process.env) });
+      process.stderr.write(
+        `dev chain: anvil at ${devChain.url} (chain ${devChain.chainId}), signer "demo" for organisation demo\n`,
+      );
+    }
+    const env = devChain?.env ?? process.env;
     supervisor = startSupervisor({
       roles: cli.roles,
       command: roleCommandFor(process.execPath, cli.entry),
-      env: process.env,
+      env,
       stdout: process.stdout,
       stderr: process.stderr,
       colour: shouldUseColour(process.stdout, process.env),
       graceMs: cli.graceMs,
       readiness: cli.waitReady
-        ? { ports: rolePortsFromConfig(loadConfig({ env: process.env })), timeoutMs: cli.readyTimeoutMs }
+        ? { ports: rolePortsFromConfig(loadConfig({ env })), timeoutMs: cli.readyTimeoutMs }
         : undefined,
     });
   } catch (thrown) {
+    await devChain?.stop();
     const error = toTenorError(thrown);
     process.stderr.write(`${error.code}: ${error.message}\n`);
     if (error.code === "CONFIG_INVALID") return USAGE_EXIT_CODE;
@@ -67,6 +78,7 @@ async function main(): Promise<number> {
 
   const outcome = await supervisor.done;
   for (const signal of signals) process.off(signal, onSignal);
+  await devChain?.stop();
   return outcome.exitCode;
 }
 

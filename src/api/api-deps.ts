@@ -46,4 +46,6 @@ export interface ApiDeps {
   metrics?: TenorMetrics;
   /** Event-loop lag now, in milliseconds; admission control reads it. */
   eventLoopLagMs?: () => number;
+  /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
+  chainIds: readonly number[];
 }

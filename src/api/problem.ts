@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from "express";
+import { CHAIN_ERRORS } from "../chain/chain-error-codes.js";
 import { ENGINE_ERRORS } from "../engine/error-codes.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
@@ -51,6 +52,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.RATE_LIMITED]: 429,
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
+  [CHAIN_ERRORS.CHAIN_UNKNOWN]: 404,
 };
 
 const TITLES: Readonly<Record<number, string>> = {

@@ -26,6 +26,14 @@ export const CHAIN_ERRORS = Object.freeze({
   TX_STUCK: "TX_STUCK",
   /** The node refused the transaction for a reason no retry fixes (e.g. intrinsic gas too low). */
   TX_REFUSED: "TX_REFUSED",
+  /**
+   * A UserOperation that cannot be executed: the EntryPoint's validation refused it (its AAnn
+   * reason), its bundle reverted, or the request cannot be one (custody signer, paymaster without
+   * an account). Terminal; nothing ran on chain.
+   */
+  USER_OPERATION_REFUSED: "USER_OPERATION_REFUSED",
+  /** The UserOperation ran and its call failed (`UserOperationEvent.success = false`): terminal, never re-sent. */
+  USER_OPERATION_REVERTED: "USER_OPERATION_REVERTED",
 });
 
 export type ChainErrorCode = (typeof CHAIN_ERRORS)[keyof typeof CHAIN_ERRORS];

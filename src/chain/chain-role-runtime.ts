@@ -6,8 +6,10 @@ import type { EntityClient } from "../keyed/entity-client.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
+import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { executionOrg } from "../store/chain-watch-sql.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
 import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
@@ -15,7 +17,7 @@ import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
 /**
  * The runner's chain boundary: clients per configured chain, the signers (secrets read here), the
  * lifecycle's runtime binding, and the confirmation watcher on the shards this replica owns
- * (`shardWork` goes to the runner's shard owner).
+ * (`shardWork` goes to the runner's shard owner), and the nonce-recovery schedule (`schedules`).
  */
 export function createRunnerChainRuntime(options: {
   config: TenorConfig;
@@ -24,7 +26,7 @@ export function createRunnerChainRuntime(options: {
   entities: EntityClient;
   executions: Pick<ExecutionClient, "signal">;
   logger: Logger;
-}): { shardWork: ShardWork; stop(): Promise<void> } {
+}): { shardWork: ShardWork; schedules: ScheduleDefinition[]; stop(): Promise<void> } {
   const chains = new ChainClients(options.config);
   const signers = SignerRegistry.fromConfig(options.config, options.secrets);
   const unbind = bindChainRuntime({
@@ -43,6 +45,12 @@ export function createRunnerChainRuntime(options: {
     logger: options.logger.child({ component: "runner" }),
   });
   return {
+    schedules: [
+      nonceRecoverySchedule(
+        { pool: options.pool, chains, signers },
+        options.config.durable.nonceRecovery.intervalMs,
+      ),
+    ],
     shardWork: {
       start(lease) {
         owned.add(lease.shard);

@@ -289,6 +289,19 @@ export const configSchema = z
           .object({ intervalMs: positiveInt(5_000, 100), graceMs: positiveInt(10_000, 0) })
           .strict()
           .default({ intervalMs: 5_000, graceMs: 10_000 }),
+        /** The runner schedule filling nonces held by failed chain writes (docs/chains.md, "Nonce recovery"). */
+        nonceRecovery: z
+          .object({
+            /** How often the pass runs, in ms. */
+            intervalMs: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(1_000, "1000 ≤ v ≤ 3600000")
+              .max(3_600_000, "1000 ≤ v ≤ 3600000")
+              .default(60_000),
+          })
+          .strict()
+          .default({ intervalMs: 60_000 }),
         /** Keyed serialization: entity commands and keyed workflows (docs/keyed.md). */
         keyed: z
           .object({
@@ -321,6 +334,7 @@ export const configSchema = z
         runnerConcurrency: 100,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },
+        nonceRecovery: { intervalMs: 60_000 },
         keyed: { leaseMs: 10_000, batchSize: 128, concurrency: 4, repairIntervalMs: 1_000, graceMs: 5_000 },
       }),
     monitoring: z

@@ -26,6 +26,7 @@ export async function startApiRole(
     health: ctx.health,
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
+    chainIds: ctx.config.chains.map((chain) => chain.id),
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

@@ -33,6 +33,8 @@ export interface PlatformApiOptions {
   admission?: AdmissionSettings;
   /** Event-loop lag probe for admission control; default: an EventLoopLagMonitor of this process. */
   eventLoopLagMs?: () => number;
+  /** Ids of the configured chains (the api role passes `chains[].id`); default none. */
+  chainIds?: readonly number[];
 }
 
 /**
@@ -72,6 +74,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     health: options.health,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
+    chainIds: options.chainIds ?? [],
   });
   return {
     app: api.app,

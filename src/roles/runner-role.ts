@@ -58,7 +58,8 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
     producerRedis: ctx.deps.redis,
     entities,
     activities,
-    schedules: app.schedules,
+    // The application's schedules and the chain boundary's (nonce recovery) run with the runner's own.
+    schedules: (deps) => [...app.schedules(deps), ...chain.schedules],
     metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.

@@ -7,6 +7,7 @@ export const SCHEDULE_NAMES = {
   monitoringRollups: "monitoring-rollups",
   blockchainHealth: "blockchain-health",
   retention: "retention",
+  nonceRecovery: "nonce-recovery",
 } as const;
 
 /**

@@ -6,15 +6,16 @@ import {
   EntryPointDeposits,
   EntryPointReference,
   PaymasterStub,
+  SimpleAccount,
 } from "../../src/chain/contracts/artifacts.js";
 import { watchOnce } from "../../src/chain/watcher/confirmation-watcher.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
 
 /**
- * A paymaster-funded write waits for the paymaster's deposit in the EntryPoint, which the chain
- * configures through a reference contract: the resolved EntryPoint is the one read, and ether sent
- * to the paymaster's own address does not count.
+ * A paymaster-funded write (a UserOperation of a smart account) waits for the paymaster's deposit
+ * in the EntryPoint, which the chain configures through a reference contract: the resolved
+ * EntryPoint is the one read, and ether sent to the paymaster's own address does not count.
  */
 
 let world: ChainWorld;
@@ -23,6 +24,7 @@ const deployer = privateKeyToAccount(ANVIL_KEYS[0]);
 const entryPoint = getContractAddress({ from: deployer.address, nonce: 0n });
 const reference = getContractAddress({ from: deployer.address, nonce: 1n });
 const paymaster = getContractAddress({ from: deployer.address, nonce: 2n });
+const account = getContractAddress({ from: deployer.address, nonce: 3n });
 const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
 
 beforeAll(async () => {
@@ -40,6 +42,11 @@ beforeAll(async () => {
       bytecode: PaymasterStub.bytecode,
       args: [entryPoint],
     }),
+    await wallet.deployContract({
+      abi: SimpleAccount.abi,
+      bytecode: SimpleAccount.bytecode,
+      args: [entryPoint, world.hot],
+    }),
   ]) {
     await world.anvil.public.waitForTransactionReceipt({ hash });
   }
@@ -50,7 +57,9 @@ afterAll(async () => {
 
 describe("paymaster gas funding", () => {
   it("waits on the deposit in the resolved EntryPoint; the paymaster's ether balance does not count", async () => {
+    await world.anvil.test.setBalance({ address: account, value: 1n });
     const id = await world.send({
+      account,
       to: recipient,
       valueWei: "1",
       paymaster,
@@ -90,6 +99,8 @@ describe("paymaster gas funding", () => {
       }),
     });
     const view = await world.settled(id);
-    expect(view.output).toMatchObject({ verdict: "confirmed" });
+    expect(view.output).toMatchObject({ verdict: "confirmed", userOperation: { paymaster } });
+    // The account held exactly the value: the gas came from the deposit.
+    expect(await world.anvil.public.getBalance({ address: account })).toBe(0n);
   });
 });

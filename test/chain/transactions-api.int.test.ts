@@ -27,6 +27,7 @@ beforeAll(async () => {
     logger: world.engine.logger,
     readiness: {},
     health: { draining: false },
+    chainIds: [world.anvil.chainId],
   });
   acmeKey = (
     await issueApiKey(api.keys, { orgId: "acme", role: "integrator", name: "acme", subject: "ops@acme" })
@@ -97,6 +98,16 @@ describe("POST /v1/chains/{chainId}/transactions", () => {
     });
     expect(badValue.status).toBe(400);
     expect(JSON.stringify(badValue.body.errors)).toContain("body.valueWei");
+    // A paymaster pays only for a UserOperation: without `account` the sender would pay anyway.
+    const paymasterAlone = await post(acmeKey, world.anvil.chainId, {
+      signerId: "hot",
+      to: recipient,
+      paymaster: recipient,
+    });
+    expect(paymasterAlone.status).toBe(400);
+    expect(paymasterAlone.body.errors).toEqual([
+      expect.objectContaining({ pointer: "body.paymaster", message: expect.stringContaining("account") }),
+    ]);
   });
 
   it("never lets another organisation use a signer that is not theirs", async () => {
@@ -104,5 +115,25 @@ describe("POST /v1/chains/{chainId}/transactions", () => {
     expect(res.status).toBe(202);
     const view = await world.settled(res.body.id as string);
     expect(view.failure).toMatchObject({ code: "SIGNER_UNKNOWN" });
+  });
+
+  it("refuses a chain that is not configured with CHAIN_UNKNOWN naming the value and the configured ids", async () => {
+    const res = await post(acmeKey, 999_999, { signerId: "hot", to: recipient, valueWei: "1" }, "tx-unknown");
+    expect(res.status).toBe(404);
+    expect(res.headers["content-type"]).toContain("application/problem+json");
+    expect(res.body).toMatchObject({
+      code: "CHAIN_UNKNOWN",
+      details: { chainId: 999_999, configured: [world.anvil.chainId] },
+    });
+    expect(res.body.detail).toContain("999999");
+    // Nothing was started under that key: the same key on a configured chain starts a fresh execution.
+    const ok = await post(
+      acmeKey,
+      world.anvil.chainId,
+      { signerId: "hot", to: recipient, valueWei: "1" },
+      "tx-unknown",
+    );
+    expect(ok.status).toBe(202);
+    expect(ok.headers["idempotent-replayed"]).toBeUndefined();
   });
 });

@@ -68,6 +68,18 @@ describe("loadConfig", () => {
     ).toBe(50);
   });
 
+  it("enforces 1000 ≤ nonceRecovery.intervalMs ≤ 3600000, default one minute", () => {
+    expect(loadConfig({ env: base }).durable.nonceRecovery.intervalMs).toBe(60_000);
+    for (const bad of [999, 3_600_001]) {
+      const issues = issuesOf(() => withFile(`durable:\n  nonceRecovery:\n    intervalMs: ${bad}\n`));
+      expect(issues[0]).toMatchObject({
+        key: "durable.nonceRecovery.intervalMs",
+        value: bad,
+        rule: "1000 ≤ v ≤ 3600000",
+      });
+    }
+  });
+
   it("requires a health interval below 60 to divide 60, and one at or above 60 to be whole minutes", () => {
     const key = "monitoring.blockchainHealthCollector.intervalSeconds";
     for (const good of [1, 15, 30, 60, 120]) {

@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
@@ -94,6 +95,24 @@ describe("role process", () => {
       expect(proc.output()).toContain('"message":"stopped"');
     });
   }
+
+  it("runner: runs the chain boundary's nonce-recovery schedule with its own", async () => {
+    const env = await baseEnv();
+    const proc = start({ ...env, DAPI_ROLE: "runner" });
+    await eventually(
+      "runner /readyz",
+      async () => (await fetch(`http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}/readyz`)).status === 200,
+    );
+    const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    try {
+      const { rows } = await pool.query<{ name: string }>("SELECT name FROM schedules");
+      expect(rows.map((r) => r.name)).toEqual(expect.arrayContaining(["nonce-recovery", "execution-sweep"]));
+    } finally {
+      await pool.end();
+    }
+    proc.kill("SIGTERM");
+    expect((await proc.exited).code).toBe(0);
+  });
 
   it("api answers unknown routes with problem+json, not HTML", async () => {
     const env = await baseEnv();

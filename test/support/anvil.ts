@@ -1,5 +1,3 @@
-import { createRequire } from "node:module";
-import path from "node:path";
 import {
   createPublicClient,
   createTestClient,
@@ -9,6 +7,7 @@ import {
   type TestClient,
 } from "viem";
 import { foundry } from "viem/chains";
+import { anvilBinary } from "../../scripts/dev-chain/anvil-binary.js";
 import { freePort, spawnProcess, type TestProcess } from "./processes.js";
 
 /**
@@ -16,16 +15,6 @@ import { freePort, spawnProcess, type TestProcess } from "./processes.js";
  * package carries the binary (no download at install or run time). One node per test file, on a
  * free port, stopped in `afterAll`.
  */
-
-const require = createRequire(import.meta.url);
-
-/** Path of the anvil binary of this platform's `@foundry-rs/anvil-<os>-<arch>` package. */
-export function anvilBinary(): string {
-  const arch = process.arch === "x64" ? "amd64" : process.arch;
-  const pkg = `@foundry-rs/anvil-${process.platform}-${arch}`;
-  const manifest = require.resolve(`${pkg}/package.json`);
-  return path.join(path.dirname(manifest), "bin", process.platform === "win32" ? "anvil.exe" : "anvil");
-}
 
 /** anvil's default dev accounts (mnemonic "test test ... junk"), each funded with 10,000 ether. */
 export const ANVIL_KEYS = [

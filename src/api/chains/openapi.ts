@@ -33,6 +33,9 @@ export function registerChainsOpenApi(registry: OpenAPIRegistry): void {
       },
       400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`)."),
       ...authProblems("start"),
+      404: problem(
+        "CHAIN_UNKNOWN: the path's chain is not configured (`details.chainId`, `details.configured`).",
+      ),
       413: problem("PAYLOAD_TOO_LARGE."),
       415: problem("UNSUPPORTED_MEDIA_TYPE."),
       422: problem("IDEMPOTENCY_KEY_REUSED."),

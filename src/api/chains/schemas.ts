@@ -13,4 +13,13 @@ export const ChainIdParams = z.object({
  */
 export const TransactionBody = TransactionRequest.omit({ orgId: true, chainId: true })
   .strict()
+  .superRefine((body, ctx) => {
+    if (body.paymaster && !body.account)
+      ctx.addIssue({
+        code: "custom",
+        path: ["paymaster"],
+        input: body.paymaster,
+        message: "needs `account`: a paymaster pays gas only for a UserOperation",
+      });
+  })
   .meta({ id: "ChainTransactionRequest" });

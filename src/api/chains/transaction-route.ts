@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
+import { CHAIN_ERRORS } from "../../chain/chain-error-codes.js";
 import { chainTransaction } from "../../chain/lifecycle/transaction-workflow.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
@@ -21,6 +22,7 @@ export function startTransaction(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     const { chainId } = parseRequest(ChainIdParams, req.params, "path");
+    assertChainConfigured(chainId, deps.chainIds);
     const body = parseRequest(TransactionBody, req.body ?? {}, "body");
     const headers = parseRequest(
       z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
@@ -45,4 +47,17 @@ export function startTransaction(deps: ApiDeps) {
     if (!created) res.setHeader("Idempotent-Replayed", "true");
     res.status(202).json(toExecutionResource(record));
   };
+}
+
+/**
+ * A write to a chain this deployment does not configure is refused before anything starts
+ * (CHAIN_UNKNOWN, 404), naming the value and the configured ids, rather than accepted and failed later.
+ */
+function assertChainConfigured(chainId: number, configured: readonly number[]): void {
+  if (configured.includes(chainId)) return;
+  throw new TenorError(
+    CHAIN_ERRORS.CHAIN_UNKNOWN,
+    `chain ${chainId} is not configured (configured: ${configured.length ? configured.join(", ") : "none"})`,
+    { details: { chainId, configured: [...configured] } },
+  );
 }

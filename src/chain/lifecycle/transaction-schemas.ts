@@ -32,7 +32,12 @@ export const TransactionRequest = z.object({
   attribution: z.array(z.string()).min(1).default(["tenor"]),
   /** Wait for gas funding until this instant instead of failing with GAS_REQUIRED at once. */
   fundingDeadline: z.iso.datetime({ offset: true }).optional(),
-  /** Gas paid from this paymaster's EntryPoint deposit (the chain's resolved EntryPoint), not the sender. */
+  /**
+   * Send as an ERC-4337 UserOperation from this smart account, through the chain's resolved
+   * EntryPoint; the signer is the account's owner and also submits the bundle (`handleOps`).
+   */
+  account: address.optional(),
+  /** Gas paid from this paymaster's EntryPoint deposit (the chain's resolved EntryPoint); needs `account`. */
   paymaster: address.optional(),
 });
 export type TransactionRequest = z.infer<typeof TransactionRequest>;
@@ -50,6 +55,17 @@ export const TransactionResult = z.object({
   blockHash: txHash,
   /** Signed payloads broadcast for this intent (1 + replacements). */
   attempts: z.number().int().positive(),
+  /** For a UserOperation: its hash and what the EntryPoint charged (`hash` is the bundle's transaction). */
+  userOperation: z
+    .object({
+      hash: txHash,
+      sender: address,
+      /** The zero address when the account paid its own gas. */
+      paymaster: address,
+      actualGasCostWei: z.string(),
+      actualGasUsed: z.string(),
+    })
+    .optional(),
 });
 export type TransactionResult = z.infer<typeof TransactionResult>;
 

@@ -26,6 +26,7 @@ import {
   valueWei,
 } from "./node-steps.js";
 import { FundedSignal, TransactionRequest, TransactionResult, txHash } from "./transaction-schemas.js";
+import { prepareUserOperation, settleUserOperation } from "./user-operation-path.js";
 
 /**
  * The one workflow every on-chain write goes through (docs/chains.md). Milestones on the
@@ -42,6 +43,14 @@ export const chainTransaction = defineWorkflow({
   async run(ctx, input) {
     const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
     ctx.progress({ milestone: 1, stage: "accepted" });
+    if (input.paymaster && !input.account) {
+      // A paymaster's deposit pays only for a UserOperation; a plain transaction's sender always pays.
+      throw new BusinessError(
+        CHAIN_ERRORS.USER_OPERATION_REFUSED,
+        "a paymaster pays gas only for a UserOperation: name the smart account in `account`",
+        { field: "paymaster", verdict: "rejected" },
+      );
+    }
     const plan = await ctx.step("plan", async () => {
       chainRuntime().chains.get(input.chainId);
       // Signer access follows the execution's organisation, which only the platform sets.
@@ -59,13 +68,52 @@ export const chainTransaction = defineWorkflow({
       return { kind: signer.kind, from: signer.address };
     });
     // Computed once here, at construction; every attempt carries exactly these bytes.
-    const data = withAttribution(input.data as Hex, attributionSuffix(input.attribution));
+    const suffix = attributionSuffix(input.attribution);
+    if (input.account) return runUserOperation(ctx, input, chain, plan, suffix);
+    const data = withAttribution(input.data as Hex, suffix);
     if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, plan.from as Address, data);
     return runLocalTransaction(ctx, input, chain, plan.from as Address, data);
   },
 });
 
 type Chain = ChainRef<number>;
+
+/**
+ * An ERC-4337 write (docs/chains.md, "Account abstraction"): the owner signs the operation, then
+ * the `handleOps` bundle is an ordinary local-key transaction to the recorded EntryPoint (the
+ * owner's signer submits it and is the beneficiary the EntryPoint reimburses).
+ */
+async function runUserOperation(
+  ctx: WorkflowContext,
+  input: TransactionRequest,
+  chain: Chain,
+  plan: { kind: string; from: string },
+  suffix: Hex,
+): Promise<TransactionResult> {
+  if (plan.kind !== "local") {
+    throw new BusinessError(
+      CHAIN_ERRORS.USER_OPERATION_REFUSED,
+      `signer ${input.signerId} is a custody signer; a UserOperation needs a local-key owner`,
+      { signer: input.signerId, verdict: "rejected" },
+    );
+  }
+  const owner = plan.from as Address;
+  const prepared = await prepareUserOperation(ctx, input, chain, owner, suffix, (payer, est) =>
+    ensureFunded(ctx, input, chain, payer, est, USER_OPERATION_FUNDING),
+  );
+  const { account: _account, paymaster: _paymaster, fundingDeadline: _deadline, ...rest } = input;
+  const bundle = await runLocalTransaction(
+    ctx,
+    { ...rest, to: prepared.entryPoint, valueWei: "0", gasLimit: prepared.gasLimit },
+    chain,
+    owner,
+    prepared.handleOps,
+  );
+  return settleUserOperation(ctx, input, prepared, bundle);
+}
+
+/** Step and signal names of the funding check of a UserOperation's payer (the bundle has its own). */
+const USER_OPERATION_FUNDING = { step: "userop.funding.check", signal: "userop.funding" };
 
 async function runLocalTransaction(
   ctx: WorkflowContext,
@@ -211,12 +259,13 @@ async function ensureFunded(
   chain: Chain,
   from: Address,
   est: Estimate,
+  names: { step: string; signal: string } = { step: "funding.check", signal: "funding" },
 ) {
   const required = est.maxFeePerGas
     .costFor(BigInt(est.gas))
     .plus(input.paymaster ? nativeFromWei(chain, 0n) : parseValue(chain, input.valueWei));
   const requiredWei = valueWei(chain, required).toString();
-  const check = await ctx.step("funding.check", async () => {
+  const check = await ctx.step(names.step, async () => {
     const node = chainRuntime().chains.get(input.chainId);
     const payer = input.paymaster
       ? {
@@ -242,7 +291,7 @@ async function ensureFunded(
       verdict: "rejected",
     });
   ctx.progress({ milestone: 1, stage: "waiting for gas funding", funding: facts });
-  const funded = await ctx.waitForSignal("funding", {
+  const funded = await ctx.waitForSignal(names.signal, {
     schema: FundedSignal,
     deadline: new Date(input.fundingDeadline),
     presentAs: {
@@ -250,7 +299,7 @@ async function ensureFunded(
       name: "gas",
       details: {
         chainId: input.chainId,
-        signal: "funding",
+        signal: names.signal,
         ...facts,
         deadline: input.fundingDeadline,
         // What the rest of this write should cost at today's fees; informative, not added to the threshold.

@@ -31,5 +31,6 @@ export function createLocalKeySigner(options: {
     orgId: options.orgId,
     address: account.address,
     signTransaction: (tx) => account.signTransaction(tx),
+    signUserOperationHash: (hash) => account.signMessage({ message: { raw: hash } }),
   } satisfies LocalKeySigner);
 }

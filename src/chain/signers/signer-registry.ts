@@ -5,7 +5,7 @@ import { TenorError } from "../../errors/tenor-error.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { createCustodyHttpSigner } from "./custody-http-signer.js";
 import { createLocalKeySigner } from "./local-key-signer.js";
-import type { Signer } from "./signer.js";
+import type { LocalKeySigner, Signer } from "./signer.js";
 
 /**
  * The configured signers, built once at the composition root (secrets are read here). An
@@ -50,5 +50,14 @@ export class SignerRegistry {
       });
     }
     return signer;
+  }
+
+  /** The local-key signer holding `address` (any organisation's): who can sign a nonce-gap fill. */
+  localByAddress(address: string): LocalKeySigner | undefined {
+    const wanted = address.toLowerCase();
+    for (const signer of this.byId.values()) {
+      if (signer.kind === "local" && signer.address.toLowerCase() === wanted) return signer;
+    }
+    return undefined;
   }
 }

@@ -12,6 +12,8 @@ export interface LocalKeySigner {
   readonly orgId: string | undefined;
   /** Signs a fully specified EIP-1559 transaction (nonce and fees included) into raw bytes. */
   signTransaction(tx: TransactionSerializableEIP1559): Promise<Hex>;
+  /** Signs a 32-byte hash as an EIP-191 message: how an ERC-4337 account's owner signs a UserOperation. */
+  signUserOperationHash(hash: Hex): Promise<Hex>;
 }
 
 /** A call a custody provider is asked to sign and broadcast. */

@@ -33,6 +33,8 @@ export interface ChainWorld {
   engine: EngineHarness;
   chains: ChainClients;
   custody?: CustodySimulator;
+  /** The signers the runtime is bound to (`hot`, the extra local ones, custody when started). */
+  signers: SignerRegistry;
   /** Address of the local signer `hot` (anvil key 1). */
   hot: Address;
   /** Starts one lifecycle execution for organisation `acme`. */
@@ -113,9 +115,10 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     logger: engine.logger,
     pollMs: 200,
   });
+  const registry = new SignerRegistry(signers);
   const unbind = bindChainRuntime({
     chains,
-    signers: new SignerRegistry(signers),
+    signers: registry,
     reserveNonce: entityNonceReserver(entities),
     executionOrg: (id) => executionOrg(engine.pool, id),
   });
@@ -131,6 +134,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     engine,
     chains,
     ...(custody ? { custody } : {}),
+    signers: registry,
     hot: privateKeyToAccount(ANVIL_KEYS[1]).address,
     async send(request) {
       const { executionId } = await engine.client.start({

@@ -36,6 +36,8 @@ export async function freeRolePorts(): Promise<Record<string, string>> {
     TENOR_API_PORT: String(api),
     TENOR_RUNNER_HEALTH_PORT: String(runner),
     TENOR_INDEXER_HEALTH_PORT: String(indexer),
+    // The supervisor's own behaviour is under test here; test/roles/dev-chain.int.test.ts covers the demo chain.
+    TENOR_DEV_CHAIN: "off",
   };
 }
 

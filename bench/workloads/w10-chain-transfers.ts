@@ -1,0 +1,145 @@
+import type { Pool } from "pg";
+import { createWalletClient, type Hex, http, publicActions } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { startAnvilProcess } from "../../scripts/dev-chain/anvil-process.js";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { createExecutionClient } from "../../src/roles/create-execution-client.js";
+import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { nowMs, sleep } from "../lib/concurrency.js";
+import { startRunnerRole } from "../lib/runner-role-process.js";
+import { measure, notMeasured, type SystemResult, type Workload, type WorkloadContext } from "./types.js";
+
+/** anvil's first two dev accounts (public keys of a public mnemonic): one sender per system. */
+const FLOOR_KEY: Hex = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const RECIPIENT = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+const CHAIN_ID = 31337;
+
+/**
+ * W10: value transfers from one sender on a real anvil (automine), all started at once. The floor
+ * is a bare viem loop: sign and `sendTransaction` with explicit nonces, then wait for every
+ * receipt. Tenor runs each transfer through the whole lifecycle (`chain.transaction`: plan,
+ * estimate, funding check, keyed nonce reservation, journaled signature, broadcast, the
+ * confirmation watcher's inclusion and finality at depth 1) on one real runner process.
+ */
+export const w10ChainTransfers: Workload = {
+  id: "W10",
+  title: "chain transfers",
+  async run(ctx) {
+    const transfers = ctx.quick ? 50 : 200;
+    const anvil = await startAnvilProcess({ port: 0, chainId: CHAIN_ID });
+    const systems: Record<string, SystemResult> = {
+      bullmq: notMeasured("BullMQ has no chain transaction lifecycle"),
+      dbos: notMeasured("DBOS has no chain transaction lifecycle"),
+    };
+    try {
+      systems.floor = await measure(ctx, "floor", () => floorTransfers(anvil.url, transfers));
+      systems.tenor = await measure(ctx, "tenor", () => tenorTransfers(ctx, anvil.url, transfers));
+    } finally {
+      await anvil.stop();
+    }
+    return {
+      id: "W10",
+      title: "chain transfers",
+      status: "ok",
+      params: { transfers, senders: 1, automine: true, finalityDepth: 1, watcherIntervalMs: WATCH_MS },
+      systems,
+    };
+  },
+};
+
+/** The confirmation watcher's period in this workload: the smallest the configuration allows. */
+const WATCH_MS = 50;
+
+async function floorTransfers(url: string, transfers: number): Promise<SystemResult> {
+  const account = privateKeyToAccount(FLOOR_KEY);
+  const wallet = createWalletClient({
+    account,
+    chain: { ...foundry, id: CHAIN_ID },
+    transport: http(url),
+  }).extend(publicActions);
+  const first = await wallet.getTransactionCount({ address: account.address, blockTag: "pending" });
+  const fees = await wallet.estimateFeesPerGas();
+  const begun = nowMs();
+  const hashes = await Promise.all(
+    Array.from({ length: transfers }, (_, i) =>
+      wallet.sendTransaction({ to: RECIPIENT, value: 1n, nonce: first + i, gas: 21_000n, ...fees }),
+    ),
+  );
+  const receipts = await Promise.all(
+    hashes.map((hash) => wallet.waitForTransactionReceipt({ hash, pollingInterval: 20 })),
+  );
+  const wallMs = nowMs() - begun;
+  const failed = receipts.filter((r) => r.status !== "success").length;
+  return {
+    status: "ok",
+    figures: { transfersPerSec: transfers / (wallMs / 1000), failedTransfers: failed },
+    details: { wallMs },
+  };
+}
+
+/**
+ * Tenor as deployed: the real runner role (`src/main.ts`, DAPI_ROLE=runner) in its own process,
+ * configured with the chain and one local signer; the bench process only starts executions.
+ */
+async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: number): Promise<SystemResult> {
+  const databaseUrl = await ctx.env.freshDatabase("w10");
+  const prefix = ctx.env.prefix("w10-tenor");
+  const runner = await startRunnerRole({
+    databaseUrl,
+    redisUrl: ctx.env.redisUrl,
+    prefix,
+    chain: { id: CHAIN_ID, rpcUrl: url, watchIntervalMs: WATCH_MS },
+  });
+  // Imported here, not at the top: a workflow declared in this process makes the in-process
+  // runners of the other workloads refuse to start, and W10 runs last.
+  const { chainTransaction } = await import("../../src/chain/lifecycle/transaction-workflow.js");
+  const pool = ctx.env.pool(databaseUrl, 4);
+  const redis = createRedisConnection(ctx.env.redisUrl, "producer");
+  const executions = createExecutionClient({
+    pool,
+    redis,
+    prefix,
+    registry: new WorkflowRegistry([chainTransaction]),
+    logger: createLogger({ level: "error" }),
+  });
+  try {
+    const begun = nowMs();
+    await Promise.all(
+      Array.from({ length: transfers }, () =>
+        executions.client.start({
+          workflow: chainTransaction.name,
+          input: { orgId: "bench", chainId: CHAIN_ID, signerId: "bench", to: RECIPIENT, valueWei: "1" },
+          orgId: "bench",
+        }),
+      ),
+    );
+    const outcome = await settled(pool, transfers);
+    const wallMs = nowMs() - begun;
+    return {
+      status: "ok",
+      figures: { transfersPerSec: transfers / (wallMs / 1000), failedTransfers: outcome.failed },
+      details: { wallMs },
+    };
+  } finally {
+    await executions.close().catch(() => undefined);
+    redis.disconnect();
+    await pool.end().catch(() => undefined);
+    await runner.stop();
+  }
+}
+
+/** Waits until `count` executions are terminal (PostgreSQL's status), checking every 20 ms. */
+async function settled(pool: Pool, count: number): Promise<{ completed: number; failed: number }> {
+  for (;;) {
+    const { rows } = await pool.query<{ completed: string; failed: string }>(
+      `SELECT count(*) FILTER (WHERE status = 'completed') AS completed,
+              count(*) FILTER (WHERE status = 'failed') AS failed FROM executions`,
+    );
+    const completed = Number(rows[0]?.completed ?? 0);
+    const failed = Number(rows[0]?.failed ?? 0);
+    if (completed + failed >= count) return { completed, failed };
+    await sleep(20);
+  }
+}

@@ -1,0 +1,107 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parse as parseYaml } from "yaml";
+import { startAnvilProcess } from "./anvil-process.js";
+
+/**
+ * The demo chain of `npm run local` and the quick start: when the configuration names no chain,
+ * a local anvil is started and the roles are handed a configuration that adds it (and a demo
+ * signer for organisation `demo`). A development convenience only: nothing in `src/` knows it.
+ */
+
+/** anvil's default chain id and port. */
+export const DEV_CHAIN_ID = 31337;
+export const DEV_CHAIN_DEFAULT_PORT = 8545;
+
+/** Environment variable naming the demo signer's key, and that key: anvil's first dev account (public, funded). */
+export const DEV_SIGNER_KEY_ENV = "TENOR_DEV_CHAIN_KEY";
+const DEV_SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+
+export interface DevChain {
+  readonly url: string;
+  readonly chainId: number;
+  /** The environment the roles run with: TENOR_CONFIG names a file with the chain added. */
+  readonly env: Record<string, string | undefined>;
+  stop(): Promise<void>;
+}
+
+/**
+ * True when the configuration file (TENOR_CONFIG, if any) configures no chain and
+ * `TENOR_DEV_CHAIN` is not `off`.
+ */
+export function needsDevChain(env: Readonly<Record<string, string | undefined>>): boolean {
+  if (env.TENOR_DEV_CHAIN === "off") return false;
+  const document = readConfigDocument(env.TENOR_CONFIG);
+  return !Array.isArray(document.chains) || document.chains.length === 0;
+}
+
+/** `TENOR_DEV_CHAIN_PORT`, default 8545; anything but a port number is refused, naming it. */
+export function devChainPort(env: Readonly<Record<string, string | undefined>>): number {
+  const text = env.TENOR_DEV_CHAIN_PORT;
+  if (text === undefined || text === "") return DEV_CHAIN_DEFAULT_PORT;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new Error(`TENOR_DEV_CHAIN_PORT = ${JSON.stringify(text)}: must be a port number 1–65535`);
+  }
+  return port;
+}
+
+/**
+ * Starts anvil on `port` and writes the roles' configuration: the user's file (when TENOR_CONFIG
+ * names one) with the demo chain, and the `demo` signer unless a signer with that id exists.
+ */
+export async function startDevChain(options: {
+  env: Readonly<Record<string, string | undefined>>;
+  port: number;
+  timeoutMs?: number;
+}): Promise<DevChain> {
+  const node = await startAnvilProcess({
+    port: options.port,
+    chainId: DEV_CHAIN_ID,
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  const url = node.url;
+  const directory = mkdtempSync(path.join(tmpdir(), "tenor-dev-chain-"));
+  const file = path.join(directory, "tenor.json");
+  // JSON is YAML: the roles read it like any configuration file.
+  writeFileSync(
+    file,
+    JSON.stringify(withDevChain(readConfigDocument(options.env.TENOR_CONFIG), url), null, 2),
+  );
+  return {
+    url,
+    chainId: DEV_CHAIN_ID,
+    env: { ...options.env, TENOR_CONFIG: file, [DEV_SIGNER_KEY_ENV]: DEV_SIGNER_KEY },
+    async stop() {
+      await node.stop();
+      rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The configuration document with the demo chain (and signer) added. */
+export function withDevChain(document: Record<string, unknown>, url: string): Record<string, unknown> {
+  const signers = Array.isArray(document.signers) ? [...document.signers] : [];
+  if (!signers.some((s) => (s as { id?: unknown })?.id === "demo")) {
+    signers.push({ id: "demo", kind: "local", orgId: "demo", privateKey: { env: DEV_SIGNER_KEY_ENV } });
+  }
+  return {
+    ...document,
+    chains: [{ id: DEV_CHAIN_ID, name: "local", rpcUrls: [url], finality: { depth: 1 } }],
+    signers,
+  };
+}
+
+function readConfigDocument(file: string | undefined): Record<string, unknown> {
+  if (!file) return {};
+  // A file the roles cannot read or parse is theirs to report, with the key and the rule.
+  try {
+    const document = parseYaml(readFileSync(file, "utf8")) as unknown;
+    return document && typeof document === "object" && !Array.isArray(document)
+      ? (document as Record<string, unknown>)
+      : {};
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config/load-config.js";
+import { freePort } from "../support/ports.js";
+import { freeRolePorts, runLocal } from "./local/supervisor-harness.js";
+
+/**
+ * `npm run local` (and so the quick start) with no chain configured starts anvil as the demo chain
+ * and hands the roles a configuration naming it; with a chain configured it starts nothing.
+ * The real CLI supervises the fake role, which reports what it sees.
+ */
+
+const directory = mkdtempSync(path.join(tmpdir(), "tenor-dev-chain-test-"));
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+async function rpcAnswers(url: string): Promise<boolean> {
+  return fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
+  }).then(
+    (r) => r.ok,
+    () => false,
+  );
+}
+
+describe("the demo chain of npm run local", () => {
+  it("starts anvil when no chain is configured, the roles see it, and it stops with them", async () => {
+    const port = await freePort();
+    const env = {
+      ...(await freeRolePorts()),
+      TENOR_DEV_CHAIN: "",
+      TENOR_DEV_CHAIN_PORT: String(port),
+      FAKE_PROBE_CHAIN_ROLE: "runner",
+    };
+    const run = runLocal(["--roles", "runner", "--wait-ready"], env);
+    const seen = await run.waitFor(
+      /fake runner sees chain (\d+) at (\S+): eth_chainId (\S+), (\w+) the demo key/,
+    );
+    expect(seen.slice(1)).toEqual(["31337", `http://127.0.0.1:${port}`, "0x7a69", "with"]);
+    expect(run.stderr()).toContain(`dev chain: anvil at http://127.0.0.1:${port} (chain 31337)`);
+    run.process.kill("SIGTERM");
+    expect((await run.exit).code).toBe(0);
+    expect(await rpcAnswers(`http://127.0.0.1:${port}`)).toBe(false);
+  });
+
+  it("starts no chain when the configuration names one, and the configuration it writes is valid", async () => {
+    const file = path.join(directory, "with-chain.yaml");
+    writeFileSync(file, "chains:\n  - { id: 5, name: elsewhere, rpcUrls: ['http://127.0.0.1:9'] }\n");
+    const env = {
+      ...(await freeRolePorts()),
+      TENOR_DEV_CHAIN: "",
+      TENOR_CONFIG: file,
+      FAKE_PROBE_CHAIN_ROLE: "runner",
+    };
+    const run = runLocal(["--roles", "runner", "--wait-ready"], env);
+    await run.waitFor(
+      /fake runner sees chain 5 at http:\/\/127\.0\.0\.1:9: eth_chainId .+, without the demo key/,
+    );
+    expect(run.stderr()).not.toContain("dev chain:");
+    run.process.kill("SIGTERM");
+    expect((await run.exit).code).toBe(0);
+    // The roles' own parser accepts what the dev chain writes (schema, signer, secret source).
+    const { withDevChain } = await import("../../scripts/dev-chain/dev-chain.js");
+    const written = path.join(directory, "dev.json");
+    writeFileSync(
+      written,
+      JSON.stringify(withDevChain({ durable: { runnerConcurrency: 7 } }, "http://127.0.0.1:8545")),
+    );
+    const config = loadConfig({
+      env: {
+        DATABASE_URL: "postgresql://x@127.0.0.1/db",
+        REDIS_URL: "redis://127.0.0.1",
+        TENOR_CONFIG: written,
+      },
+    });
+    expect(config.chains.map((c) => c.id)).toEqual([31337]);
+    expect(config.signers).toEqual([expect.objectContaining({ id: "demo", kind: "local", orgId: "demo" })]);
+    expect(config.durable.runnerConcurrency).toBe(7);
+  });
+});
