@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOG_CATEGORIES } from "../../src/observability/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
@@ -39,6 +40,14 @@ function start(env: Record<string, string>): RoleProcess {
   const role = spawnRole(env);
   running.push(role);
   return role;
+}
+
+/** Piped stdout is no terminal: every line is a JSON object filed under a known category. */
+function expectJsonLinesWithCategories(output: string): void {
+  const lines = output.split("\n").filter((line) => line.startsWith("{"));
+  expect(lines.length).toBeGreaterThan(0);
+  expect(output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("{"))).toEqual([]);
+  for (const line of lines) expect(LOG_CATEGORIES).toContain(JSON.parse(line).category);
 }
 
 describe("role process", () => {
@@ -92,6 +101,7 @@ describe("role process", () => {
       expect(await proc.exited).toEqual({ code: 0, signal: null });
       expect(proc.output()).toContain('"message":"draining"');
       expect(proc.output()).toContain('"message":"stopped"');
+      expectJsonLinesWithCategories(proc.output());
     });
   }
 
