@@ -65,7 +65,7 @@ export const CATEGORY_OF_COMPONENT: Readonly<Record<LogComponent, LogCategory>> 
 };
 
 /** The category of a line: the one it names when that is in the list, else its component's. */
-export function logCategoryOf(fields: { category?: unknown; component?: unknown }): LogCategory {
+export function logCategoryOf(fields: Record<string, unknown>): LogCategory {
   if ((LOG_CATEGORIES as readonly unknown[]).includes(fields.category)) return fields.category as LogCategory;
   const component = fields.component as LogComponent | undefined;
   return (component !== undefined && CATEGORY_OF_COMPONENT[component]) || "dapi.process";
@@ -106,9 +106,9 @@ export interface CreateLoggerOptions {
 export type LogFormat = "json" | "text" | "auto";
 
 /** The format `auto` resolves to for a stream: readable only when a person is watching it. */
-export function resolveLogFormat(format: LogFormat, stream: { isTTY?: boolean }): "json" | "text" {
+export function resolveLogFormat(format: LogFormat, stream: object): "json" | "text" {
   if (format !== "auto") return format;
-  return stream.isTTY === true ? "text" : "json";
+  return (stream as { isTTY?: unknown }).isTTY === true ? "text" : "json";
 }
 
 /**

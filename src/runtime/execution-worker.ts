@@ -16,6 +16,8 @@ export interface ExecutionWorkerOptions {
   queue: ExecutionQueue;
   logger: Logger;
   concurrency: number;
+  /** This runner's name, stored on every job it takes (BullMQ `processedBy`), so a takeover names it. */
+  runnerId?: string;
   /** BullMQ lock TTL: a dead runner's jobs are taken over after about lockDuration + stalledInterval. */
   lockDurationMs: number;
   stalledIntervalMs: number;
@@ -54,6 +56,7 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
+      ...(options.runnerId ? { name: options.runnerId } : {}),
       lockDuration: options.lockDurationMs,
       stalledInterval: options.stalledIntervalMs,
       // PostgreSQL fencing makes a re-run safe; BullMQ must never give up on a stalled execution.

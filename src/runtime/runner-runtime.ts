@@ -22,6 +22,7 @@ import { startActivityWorkers } from "./activity-worker.js";
 import { ExecutionQueue } from "./execution-queue.js";
 import { startExecutionWorker } from "./execution-worker.js";
 import { activityQueueName, QUEUE_NAMES } from "./queue-names.js";
+import { TakeoverLog } from "./takeover-log.js";
 
 export interface RunnerRuntimeOptions {
   config: TenorConfig;
@@ -89,6 +90,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     logger,
     settings: config.durable.keyed,
   });
+  const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const worker = startExecutionWorker({
     connection: options.workerRedis,
     prefix: config.redisPrefix,
@@ -97,10 +99,20 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     queue,
     logger: logger.child({ component: "runner" }),
     concurrency: config.durable.runnerConcurrency,
+    runnerId,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     onTerminal: keyedTerminalHook(options.registry, keyed),
     waits: new PgWaitProbe(options.pool),
+  });
+  const takeovers = new TakeoverLog({
+    worker,
+    redis: options.producerRedis,
+    queueKey: queue.queue.qualifiedName,
+    pool: options.pool,
+    runnerId,
+    logger: logger.child({ component: "sweep" }),
+    stalledIntervalMs: config.durable.lock.stalledIntervalMs,
   });
   const activityWorkers = startActivityWorkers({
     connection: options.workerRedis,
@@ -127,7 +139,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     workerRedis: options.workerRedis,
     prefix: config.redisPrefix,
     logger,
-    runnerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    runnerId,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
   });
@@ -151,6 +163,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
       await schedules.stop();
       await keyed.stop();
       await worker.close();
+      await takeovers.stop();
       await Promise.all(activityWorkers.map((w) => w.close()));
       await queue.close();
       await gauges?.close();
