@@ -8,6 +8,22 @@ const SUMMARY_COLUMNS = "id, workflow, org_id, status, output, failure, request_
 const TERMINAL_RESET =
   "waiting_for = NULL, wake_at = NULL, hold = NULL, recovery_attempts = 0, suspended_since = NULL";
 
+/**
+ * Wraps a fenced terminal update (`... RETURNING id`) so the same statement closes the positions
+ * still pending (a timer, signal, activity or child the body no longer awaits): they become
+ * `cancelled`, so the journal never shows a wait that can no longer end. Nothing resolves them
+ * later: every resolution requires `state = 'pending'`. A fenced-out update closes nothing.
+ */
+function closingPending(terminalUpdate: string): string {
+  return `
+    WITH ended AS (${terminalUpdate}),
+    closed AS (
+      UPDATE journal_entries j SET state = 'cancelled', completed_at = now()
+      FROM ended WHERE j.execution_id = ended.id AND j.state = 'pending'
+    )
+    SELECT id FROM ended`;
+}
+
 export const SQL = {
   /**
    * Takes the next turn (the fencing token). It waits for the row locks of a previous turn's
@@ -133,13 +149,14 @@ export const SQL = {
   setProgress:
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
 
-  complete: `
+  complete: closingPending(`
     UPDATE executions SET status = 'completed', output = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`,
+    WHERE id = $1 AND turn = $2 RETURNING id`),
 
-  fail: `
+  /** A cancellation is a failure with code CANCELLED: it closes pending positions the same way. */
+  fail: closingPending(`
     UPDATE executions SET status = 'failed', failure = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`,
+    WHERE id = $1 AND turn = $2 RETURNING id`),
 
   park: `
     UPDATE executions SET status = 'waiting', waiting_for = $3::jsonb, wake_at = $4, hold = NULL,
