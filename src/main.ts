@@ -1,9 +1,17 @@
-import { runRoleProcess } from "./roles/role-process.js";
+import { startProcessTelemetry } from "./observability/process-telemetry.js";
+
+// Tracing starts before the roles' modules load, so its instrumentations see http, express and pg.
+const telemetry = startProcessTelemetry(process.env);
+if (telemetry instanceof Error) {
+  process.stderr.write(`tenor: ${telemetry.message}\n`);
+  process.exit(2);
+}
+const { runRoleProcess } = await import("./roles/role-process.js");
 
 /** The one entry point of every Tenor process; DAPI_ROLE selects the role. */
 await runRoleProcess({
   env: process.env,
   stderr: (text) => process.stderr.write(text),
-  exit: (code) => process.exit(code),
+  exit: (code) => telemetry.flushThen(() => process.exit(code)),
   onSignal: (signal, handler) => process.on(signal, handler),
 });

@@ -4,7 +4,9 @@ import type { ExecutionStore } from "../engine/execution-store.js";
 import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
+import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
+import type { ExecutionTracing } from "./execution-tracing.js";
 import { JobLease } from "./job-lease.js";
 import { QUEUE_NAMES } from "./queue-names.js";
 
@@ -32,6 +34,8 @@ export interface ExecutionWorkerOptions {
    * ran found the job active and was lost.
    */
   waits: Pick<PgWaitProbe, "satisfiable">;
+  /** Runs each turn inside its execution's trace (only when this process traces). */
+  tracing?: Pick<ExecutionTracing, "runTurn">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -62,6 +66,7 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       // PostgreSQL fencing makes a re-run safe; BullMQ must never give up on a stalled execution.
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       autorun: true,
+      ...bullmqTelemetry(),
     },
     logger,
   );
@@ -144,7 +149,8 @@ async function processExecutionJob(
     try {
       // A processing that lost its lock (it was stopped or stalled past the lock window) must not
       // take a turn: that would fence out the runner that owns the job now.
-      outcome = await options.turns.run(executionId, { abandoned, beforeFence: () => lease.held() });
+      const turn = () => options.turns.run(executionId, { abandoned, beforeFence: () => lease.held() });
+      outcome = options.tracing ? await options.tracing.runTurn(executionId, turn) : await turn();
     } catch (error) {
       log.warn("turn failed on infrastructure; retrying later", { error: (error as Error).message });
       await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);

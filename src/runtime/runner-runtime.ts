@@ -13,6 +13,7 @@ import { engineMetricsHooks } from "../observability/engine-metrics.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { measuredSchedules, registerRunnerGauges } from "../observability/runner-metrics.js";
+import { isTracingEnabled } from "../observability/telemetry.js";
 import { runnerSchedules } from "../schedules/runner-schedules.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
@@ -20,6 +21,7 @@ import { PgExecutionStore } from "../store/pg-execution-store.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { startActivityWorkers } from "./activity-worker.js";
 import { ExecutionQueue } from "./execution-queue.js";
+import { ExecutionTracing } from "./execution-tracing.js";
 import { startExecutionWorker } from "./execution-worker.js";
 import { activityQueueName, QUEUE_NAMES } from "./queue-names.js";
 import { TakeoverLog } from "./takeover-log.js";
@@ -64,7 +66,9 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     options.pool,
     metrics ? { onJournalBatch: (rows) => metrics.journalBatchSize.observe(rows) } : {},
   );
-  const hooks = metrics ? engineMetricsHooks(metrics, options.hooks) : options.hooks;
+  const measured = metrics ? engineMetricsHooks(metrics, options.hooks) : options.hooks;
+  const tracing = isTracingEnabled() ? new ExecutionTracing(options.pool) : undefined;
+  const hooks = tracing ? tracing.hooks(measured) : measured;
   const queue = new ExecutionQueue(
     options.producerRedis,
     config.redisPrefix,
@@ -102,6 +106,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     runnerId,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+    ...(tracing ? { tracing } : {}),
     onTerminal: keyedTerminalHook(options.registry, keyed),
     waits: new PgWaitProbe(options.pool),
   });
@@ -123,6 +128,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
+    ...(tracing ? { tracing } : {}),
   });
   const definitions = runnerSchedules({
     config,

@@ -112,21 +112,23 @@ export const SQL = {
 
   /**
    * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
-   * (a keyed workflow starts `waiting` for its key; docs/keyed.md).
+   * (a keyed workflow starts `waiting` for its key; docs/keyed.md), $14: the traceparent.
    */
   insertExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for)
+                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for,
+                            traceparent)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10,
-            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb)
+            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb,
+            $14)
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
-  /** A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
+  /** $12: the traceparent. A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
   insertChildExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by
+                            parent_id, parent_position, status, created_by, traceparent)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by, $12
     FROM (SELECT id, created_by FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
