@@ -18,6 +18,9 @@ export interface TelemetryHandle {
 
 let tracingStarted = false;
 
+/** Health and metrics paths: never traced. */
+const PROBE_PATHS = new Set(["/livez", "/readyz", "/metrics"]);
+
 /** True once this process started an OpenTelemetry SDK: BullMQ telemetry and engine spans turn on. */
 export function isTracingEnabled(): boolean {
   return tracingStarted;
@@ -41,7 +44,15 @@ export function startTelemetry(
       [ATTR_SERVICE_VERSION]: packageVersion(),
       "vcs.ref.head.revision": settings.commit,
     }),
-    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
+    instrumentations: [
+      // Probes and scrapes every few seconds would bury the requests people look for.
+      new HttpInstrumentation({
+        ignoreIncomingRequestHook: (req) => PROBE_PATHS.has(req.url?.split("?")[0] ?? ""),
+      }),
+      new ExpressInstrumentation(),
+      // Queries outside a trace (sweeps, schedule ticks, keyed repair) would each start a trace.
+      new PgInstrumentation({ requireParentSpan: true }),
+    ],
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
   });
   sdk.start();

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { SpanKind, trace } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -5,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTelemetry, type TelemetryHandle } from "../../src/observability/telemetry.js";
 import { createFaultWorld, type FaultWorld, waitsFor } from "../runtime/fault-harness.js";
 import { freePort } from "../support/ports.js";
-import { killAllProcesses, waitUntil } from "../support/processes.js";
+import { killAllProcesses, repoRoot, waitUntil } from "../support/processes.js";
+import { eventually, spawnRole } from "../support/role-process.js";
 
 /**
  * One trace per execution across processes (docs/operations.md, "Traces"). This process plays the
@@ -21,11 +23,15 @@ interface CollectedSpan {
   name: string;
   scope: string;
   service: string;
+  /** service.version and vcs.ref.head.revision of the resource. */
+  release: string;
   pid: number | null;
   attributes: Record<string, unknown>;
   events: string[];
 }
 
+const packageVersion = (JSON.parse(readFileSync(`${repoRoot}/package.json`, "utf8")) as { version: string })
+  .version;
 const memory = new InMemorySpanExporter();
 const collected: CollectedSpan[] = [];
 let collector: Server;
@@ -106,6 +112,7 @@ function traceSpans(traceId: string): CollectedSpan[] {
         name: s.name,
         scope: s.instrumentationScope.name,
         service: String(s.resource.attributes["service.name"]),
+        release: `${s.resource.attributes["service.version"]}@${s.resource.attributes["vcs.ref.head.revision"]}`,
         pid: process.pid,
         attributes: { ...s.attributes },
         events: s.events.map((e) => e.name),
@@ -147,12 +154,14 @@ describe("traces", () => {
     const [root] = named(spans, "execution chaos.mixed");
     expect(root?.parentSpanId).toBe(request.spanContext().spanId);
     expect(root?.service).toBe("tenor-api");
+    expect(root?.release).toBe(`${packageVersion}@0123abc`);
     const turns = named(spans, "turn chaos.mixed");
     // The timer and the child and the signal each end a turn: one trace spans them all.
     expect(turns.length).toBeGreaterThanOrEqual(3);
     for (const turn of turns) {
       expect(turn.parentSpanId).toBe(root?.spanId);
       expect(turn.service).toBe("tenor-runner");
+      expect(turn.release).toBe(`${packageVersion}@0123abc`);
     }
     expect(turns.some((t) => t.events.includes("parked"))).toBe(true);
     for (const step of ["step start", "step fetch", "step save", "step finish"]) {
@@ -203,6 +212,58 @@ describe("traces", () => {
   });
 });
 
+describe("a role process with tracing configured", () => {
+  it("exports HTTP and pg spans as tenor-api, none for probes, and exits 2 on an invalid OTEL_* variable", async () => {
+    const apiPort = await freePort();
+    const env = {
+      ...runnerEnv(),
+      DAPI_ROLE: "api",
+      DATABASE_URL: world.db.url,
+      REDIS_URL: world.redisUrl,
+      TENOR_REDIS_PREFIX: world.prefix,
+      TENOR_API_PORT: String(apiPort),
+    };
+    const api = spawnRole(env);
+    try {
+      await eventually(
+        "api ready",
+        async () => (await fetch(`http://127.0.0.1:${apiPort}/readyz`)).status === 200,
+      );
+      // An unknown key: the API looks it up in PostgreSQL, then answers 401.
+      const unknownKey = `tnr_${"x".repeat(43)}`;
+      const res = await fetch(`http://127.0.0.1:${apiPort}/v1/executions`, {
+        headers: { authorization: `Bearer ${unknownKey}` },
+      });
+      expect(res.status).toBe(401);
+      const requestSpan = (s: CollectedSpan) =>
+        s.service === "tenor-api" &&
+        s.name.startsWith("GET") &&
+        JSON.stringify(s.attributes).includes("/v1/executions");
+      const server = await waitUntil(
+        "the api exported its request span",
+        async () => collected.find(requestSpan) ?? false,
+      );
+      expect(server.release).toBe(`${packageVersion}@0123abc`);
+      expect(server.parentSpanId).toBeNull();
+      // The key lookup ran inside the request: its pg spans are in the request's trace.
+      await waitUntil("a pg span in the request's trace", async () =>
+        collected.some((s) => s.traceId === server.traceId && s.scope.includes("instrumentation-pg")),
+      );
+      expect(
+        collected.some((s) => s.service === "tenor-api" && JSON.stringify(s.attributes).includes("/readyz")),
+      ).toBe(false);
+    } finally {
+      api.kill("SIGTERM");
+      await api.exited;
+    }
+    const invalid = spawnRole({ ...env, OTEL_EXPORTER_OTLP_PROTOCOL: "http" });
+    expect((await invalid.exited).code).toBe(2);
+    expect(invalid.output()).toContain(
+      'OTEL_EXPORTER_OTLP_PROTOCOL = "http": one of grpc, http/protobuf, http/json',
+    );
+  });
+});
+
 // OTLP/JSON (the JavaScript exporter's http/json): ids are hex strings.
 interface OtlpAttribute {
   key: string;
@@ -247,6 +308,7 @@ function parseOtlpJson(body: OtlpBody): CollectedSpan[] {
           name: span.name,
           scope: scopeSpans.scope?.name ?? "",
           service: String(resource["service.name"]),
+          release: `${resource["service.version"]}@${resource["vcs.ref.head.revision"]}`,
           pid: resource["process.pid"] === undefined ? null : Number(resource["process.pid"]),
           attributes: attributes(span.attributes),
           events: (span.events ?? []).map((e) => e.name),
