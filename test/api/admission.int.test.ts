@@ -4,6 +4,7 @@ import { Redis } from "ioredis";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import type { AdmissionSettings } from "../../src/api/admission.js";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { createPlatformApi } from "../../src/api/platform-api.js";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -33,12 +34,9 @@ let closeApi: () => Promise<void>;
 let config: TenorConfig;
 const prefix = testRedisPrefix(import.meta.url);
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = createPgPool(db.url, { applicationName: "tenor-admission-test", max: 1 });
-  redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-  config = loadConfig({ env: { DATABASE_URL: db.url, REDIS_URL: redisUrl() } });
-  const api = createPlatformApi({
+/** The Platform API on this file's pool (one connection), with `admission` and a scripted lag. */
+function createApi(admission: AdmissionSettings, lagMs: () => number) {
+  return createPlatformApi({
     settings: config.api,
     pool,
     redis,
@@ -48,15 +46,26 @@ beforeAll(async () => {
     readiness: {},
     health: { draining: false },
     metrics: createMetrics("api"),
-    admission: {
+    admission,
+    eventLoopLagMs: lagMs,
+  });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPgPool(db.url, { applicationName: "tenor-admission-test", max: 1 });
+  redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  config = loadConfig({ env: { DATABASE_URL: db.url, REDIS_URL: redisUrl() } });
+  const api = createApi(
+    {
       maxPoolWaiting: 1,
       maxInFlight: 0,
       maxEventLoopUtilization: 0,
       maxEventLoopLagMs: 500,
       retryAfterSeconds: 2,
     },
-    eventLoopLagMs: () => lag,
-  });
+    () => lag,
+  );
   closeApi = api.close;
   key = (
     await issueApiKey(api.keys, {
@@ -114,24 +123,16 @@ describe("admission control", () => {
   });
 
   it("refuses past the requests in progress, counting only admitted ones, and counts none that ended", async () => {
-    const bounded = createPlatformApi({
-      settings: config.api,
-      pool,
-      redis,
-      prefix,
-      registry: new WorkflowRegistry(ALL_WORKFLOWS),
-      logger: createLogger({ level: "error" }),
-      readiness: {},
-      health: { draining: false },
-      admission: {
+    const bounded = createApi(
+      {
         maxPoolWaiting: 0,
         maxInFlight: 1,
         maxEventLoopUtilization: 0,
         maxEventLoopLagMs: 0,
         retryAfterSeconds: 1,
       },
-      eventLoopLagMs: () => 0,
-    });
+      () => 0,
+    );
     const boundedServer = bounded.app.listen(0);
     await new Promise((resolve) => boundedServer.once("listening", resolve));
     const url = `http://127.0.0.1:${(boundedServer.address() as AddressInfo).port}/v1/executions`;
