@@ -1,7 +1,7 @@
 import { startProcessTelemetry } from "./observability/process-telemetry.js";
 
 // Tracing starts before the roles' modules load, so its instrumentations see http, express and pg.
-const telemetry = startProcessTelemetry(process.env);
+const telemetry = await startProcessTelemetry(process.env);
 if (telemetry instanceof Error) {
   process.stderr.write(`tenor: ${telemetry.message}\n`);
   process.exit(2);

@@ -7,24 +7,15 @@ import { NodeSDK } from "@opentelemetry/sdk-node";
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { TelemetrySettings } from "../config/telemetry.js";
-
-/** The name of our own tracer (engine, runtime, store spans): an instrumentation scope of its own. */
-export const TENOR_TRACER = "tenor";
+import { setTracingEnabled } from "./tracing-state.js";
 
 export interface TelemetryHandle {
   /** Exports what is buffered and stops; safe to call twice. */
   shutdown(): Promise<void>;
 }
 
-let tracingStarted = false;
-
 /** Health and metrics paths: never traced. */
 const PROBE_PATHS = new Set(["/livez", "/readyz", "/metrics"]);
-
-/** True once this process started an OpenTelemetry SDK: BullMQ telemetry and engine spans turn on. */
-export function isTracingEnabled(): boolean {
-  return tracingStarted;
-}
 
 /**
  * Starts OpenTelemetry tracing for one role process: resource `service.name = tenor-<role>`, the
@@ -56,12 +47,12 @@ export function startTelemetry(
     ...(options.spanProcessors ? { spanProcessors: options.spanProcessors } : {}),
   });
   sdk.start();
-  tracingStarted = true;
+  setTracingEnabled(true);
   let stopped: Promise<void> | undefined;
   return {
     shutdown() {
       stopped ??= sdk.shutdown().finally(() => {
-        tracingStarted = false;
+        setTracingEnabled(false);
       });
       return stopped;
     },

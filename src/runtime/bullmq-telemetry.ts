@@ -1,5 +1,5 @@
 import { BullMQOtel } from "bullmq-otel";
-import { isTracingEnabled } from "../observability/telemetry.js";
+import { isTracingEnabled } from "../observability/tracing-state.js";
 
 /**
  * BullMQ's own spans (add, process, move) through its `telemetry` option, only when this process

@@ -2,7 +2,7 @@ import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } fro
 import type { Pool } from "pg";
 import type { EngineHooks } from "../engine/context.js";
 import type { TurnOutcome } from "../engine/turn-runner.js";
-import { TENOR_TRACER } from "../observability/telemetry.js";
+import { TENOR_TRACER } from "../observability/tracing-state.js";
 import { adoptExecutionTrace, executionContext, loadExecutionTrace } from "../store/execution-trace.js";
 
 /**

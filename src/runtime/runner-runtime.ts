@@ -13,7 +13,7 @@ import { engineMetricsHooks } from "../observability/engine-metrics.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { measuredSchedules, registerRunnerGauges } from "../observability/runner-metrics.js";
-import { isTracingEnabled } from "../observability/telemetry.js";
+import { isTracingEnabled } from "../observability/tracing-state.js";
 import { runnerSchedules } from "../schedules/runner-schedules.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
