@@ -31,6 +31,10 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   orderingViolations: { unit: "count", better: "lower" },
   transfersPerSec: { unit: "transfers/s", better: "higher" },
   failedTransfers: { unit: "count", better: "lower" },
+  acceptedP99Ms: { unit: "ms", better: "lower" },
+  refusalRate: { unit: "share", better: "lower" },
+  p99OffOverOn: { unit: "×", better: "higher" },
+  otherAnswers: { unit: "count", better: "lower" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -73,6 +77,20 @@ export const TARGETS: readonly Target[] = [
   { workload: "W9", text: "≥ 5,000 commands/s", figure: "commandsPerSec", op: ">=", value: 5000 },
   { workload: "W9", text: "0 ordering violations", figure: "orderingViolations", op: "==", value: 0 },
   { workload: "W10", text: "0 failed transfers", figure: "failedTransfers", op: "==", value: 0 },
+  {
+    workload: "W13",
+    text: "admission keeps accepted p99 ≥ 2× lower past saturation",
+    figure: "p99OffOverOn",
+    op: ">=",
+    value: 2,
+  },
+  {
+    workload: "W13",
+    text: "with admission, no answer but 202 or 503",
+    figure: "otherAnswers.on",
+    op: "==",
+    value: 0,
+  },
 ];
 
 export interface TargetResult {

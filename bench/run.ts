@@ -25,6 +25,7 @@ import { w7Memory } from "./workloads/w7-memory.js";
 import { w8Timers } from "./workloads/w8-timers.js";
 import { w9Keyed } from "./workloads/w9-keyed.js";
 import { w10ChainTransfers } from "./workloads/w10-chain-transfers.js";
+import { w10Admission } from "./workloads/w13-admission.js";
 
 const WORKLOADS: readonly Workload[] = [
   w1Serial,
@@ -38,6 +39,7 @@ const WORKLOADS: readonly Workload[] = [
   w9Keyed,
   w10ChainTransfers,
   p1PrismaHotPath,
+  w10Admission,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));

@@ -1,10 +1,15 @@
 import type { RequestHandler } from "express";
 import type { TenorMetrics } from "../observability/metrics.js";
+import { LoadShedder } from "./load-shedder.js";
 import { problemType } from "./problem.js";
 
 /** `api.admission.*` of the configuration (src/config/schema.ts documents units and defaults). */
 export interface AdmissionSettings {
   maxPoolWaiting: number;
+  /** Requests in progress in this process; 0 disables (see refusalReason). */
+  maxInFlight: number;
+  /** Event-loop utilization (0..1) past which a growing share is refused (load-shedder.ts); 0 disables. */
+  maxEventLoopUtilization: number;
   maxEventLoopLagMs: number;
   retryAfterSeconds: number;
 }
@@ -13,7 +18,7 @@ export interface AdmissionSettings {
 export const OVERLOADED = "OVERLOADED";
 
 /** Why a request was refused; also the `reason` label of tenor_api_admission_refusals_total. */
-export type AdmissionReason = "pool_queue" | "event_loop_lag";
+export type AdmissionReason = "pool_queue" | "event_loop_lag" | "in_flight" | "event_loop_busy";
 
 export interface AdmissionOptions {
   settings: AdmissionSettings;
@@ -21,8 +26,17 @@ export interface AdmissionOptions {
   pool: { readonly waitingCount: number };
   /** Event-loop lag now, in milliseconds (EventLoopLagMonitor.lagMs). */
   lagMs: () => number;
+  /** Sheds a share of requests while the event loop is saturated (default: a LoadShedder). */
+  shedder?: Pick<LoadShedder, "shed">;
   metrics?: TenorMetrics;
 }
+
+const REFUSAL_DETAIL: Readonly<Record<AdmissionReason, string>> = {
+  pool_queue: "too many requests are waiting for a database connection; retry later",
+  event_loop_lag: "the server is saturated (event-loop lag); retry later",
+  in_flight: "the server is serving as many requests as it takes at once; retry later",
+  event_loop_busy: "the server is saturated (event loop busy); retry later",
+};
 
 /**
  * Admission control: when the pool's wait queue or the event-loop lag passes its bound, a request
@@ -32,9 +46,20 @@ export interface AdmissionOptions {
  */
 export function admissionControl(options: AdmissionOptions): RequestHandler {
   const { settings } = options;
+  const shedder =
+    options.shedder ??
+    (settings.maxEventLoopUtilization > 0
+      ? new LoadShedder(settings.maxEventLoopUtilization)
+      : { shed: () => false });
+  let inFlight = 0;
   return (req, res, next) => {
-    const reason = refusalReason(options);
+    const reason = refusalReason(options, inFlight) ?? (shedder.shed() ? "event_loop_busy" : null);
     if (reason === null) {
+      inFlight++;
+      // 'close' follows every response, sent or aborted: the count cannot leak.
+      res.once("close", () => {
+        inFlight--;
+      });
       next();
       return;
     }
@@ -48,10 +73,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
           type: problemType(OVERLOADED),
           title: "Service Unavailable",
           status: 503,
-          detail:
-            reason === "pool_queue"
-              ? "too many requests are waiting for a database connection; retry later"
-              : "the server is saturated (event-loop lag); retry later",
+          detail: REFUSAL_DETAIL[reason],
           instance: req.originalUrl.split("?")[0],
           code: OVERLOADED,
           retryable: true,
@@ -62,9 +84,14 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
   };
 }
 
-function refusalReason(options: AdmissionOptions): AdmissionReason | null {
-  const { maxPoolWaiting, maxEventLoopLagMs } = options.settings;
+/**
+ * Hard bounds, checked in order: the pool's queue, the event-loop lag, and the requests this
+ * process has in progress (whatever they wait for: PostgreSQL, Redis, the loop itself).
+ */
+function refusalReason(options: AdmissionOptions, inFlight: number): AdmissionReason | null {
+  const { maxPoolWaiting, maxEventLoopLagMs, maxInFlight } = options.settings;
   if (maxPoolWaiting > 0 && options.pool.waitingCount > maxPoolWaiting) return "pool_queue";
+  if (maxInFlight > 0 && inFlight >= maxInFlight) return "in_flight";
   if (maxEventLoopLagMs > 0 && options.lagMs() > maxEventLoopLagMs) return "event_loop_lag";
   return null;
 }

@@ -120,13 +120,34 @@ export const configSchema = z
           .object({
             /** Requests waiting for a pool connection; more than this refuses. 0 disables. */
             maxPoolWaiting: positiveInt(32, 0),
+            /**
+             * Requests in progress in one api process; more refuses. 0 (default) disables. Long
+             * polls (`Prefer: wait`) count while they wait, so size it above their number.
+             */
+            maxInFlight: positiveInt(0, 0),
+            /**
+             * Event-loop utilization, 0..1, past which a growing share of requests is refused
+             * (src/api/load-shedder.ts). 0 (default) disables; 0.95 is what bench W10 measures.
+             * Catches CPU saturation, where requests queue in the kernel before the app sees them.
+             */
+            maxEventLoopUtilization: z.coerce
+              .number("must be a number")
+              .min(0, "0 ≤ v ≤ 1")
+              .max(1, "0 ≤ v ≤ 1")
+              .default(0),
             /** Event-loop lag over the last second, in milliseconds; more refuses. 0 disables. */
             maxEventLoopLagMs: positiveInt(500, 0),
             /** Retry-After of a refusal, in seconds. */
             retryAfterSeconds: positiveInt(1, 1),
           })
           .strict()
-          .default({ maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 }),
+          .default({
+            maxPoolWaiting: 32,
+            maxInFlight: 0,
+            maxEventLoopUtilization: 0,
+            maxEventLoopLagMs: 500,
+            retryAfterSeconds: 1,
+          }),
       })
       .strict()
       .default({
@@ -137,7 +158,13 @@ export const configSchema = z
         noMutationThresholdSeconds: 3_600,
         rateLimit: { max: 600, windowSeconds: 60 },
         http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
-        admission: { maxPoolWaiting: 32, maxEventLoopLagMs: 500, retryAfterSeconds: 1 },
+        admission: {
+          maxPoolWaiting: 32,
+          maxInFlight: 0,
+          maxEventLoopUtilization: 0,
+          maxEventLoopLagMs: 500,
+          retryAfterSeconds: 1,
+        },
       }),
     /** The role's PostgreSQL pool (src/store/pg-pool.ts). */
     database: z

@@ -8,7 +8,8 @@ import type { FailureRecord } from "./errors.js";
 
 export type ExecutionStatus = "running" | "waiting" | "suspended" | "completed" | "failed";
 export type JournalKind = "step" | "sleep" | "signal" | "child" | "condition" | "now" | "uuid" | "random";
-export type JournalState = "pending" | "ok" | "error";
+/** `cancelled`: left pending when the execution ended; only a terminal execution has one. */
+export type JournalState = "pending" | "ok" | "error" | "cancelled";
 
 export interface JournalEntry {
   position: number;

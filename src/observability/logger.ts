@@ -19,8 +19,57 @@ export const LOG_COMPONENTS = [
   "monitoring",
   "supervisor",
   "demo",
+  "telemetry",
 ] as const;
 export type LogComponent = (typeof LOG_COMPONENTS)[number];
+
+/**
+ * The closed list of categories: every line carries one, so an operator filters a subsystem with
+ * one equality whatever component inside it logged. A line logged without a component (or with a
+ * category outside this list) is filed under `dapi.process`.
+ */
+export const LOG_CATEGORIES = [
+  "dapi.process",
+  "dapi.config",
+  "dapi.api",
+  "dapi.engine",
+  "dapi.queue",
+  "dapi.store",
+  "dapi.ownership",
+  "dapi.schedules",
+  "dapi.retention",
+  "dapi.indexer",
+  "dapi.telemetry",
+] as const;
+export type LogCategory = (typeof LOG_CATEGORIES)[number];
+
+/** Which category each component's lines fall under. */
+export const CATEGORY_OF_COMPONENT: Readonly<Record<LogComponent, LogCategory>> = {
+  main: "dapi.process",
+  config: "dapi.config",
+  health: "dapi.process",
+  api: "dapi.api",
+  runner: "dapi.engine",
+  indexer: "dapi.indexer",
+  engine: "dapi.engine",
+  queue: "dapi.queue",
+  store: "dapi.store",
+  sweep: "dapi.engine",
+  ownership: "dapi.ownership",
+  schedules: "dapi.schedules",
+  retention: "dapi.retention",
+  monitoring: "dapi.schedules",
+  supervisor: "dapi.process",
+  demo: "dapi.process",
+  telemetry: "dapi.telemetry",
+};
+
+/** The category of a line: the one it names when that is in the list, else its component's. */
+export function logCategoryOf(fields: Record<string, unknown>): LogCategory {
+  if ((LOG_CATEGORIES as readonly unknown[]).includes(fields.category)) return fields.category as LogCategory;
+  const component = fields.component as LogComponent | undefined;
+  return (component !== undefined && CATEGORY_OF_COMPONENT[component]) || "dapi.process";
+}
 
 /** Fields a scoped child logger may carry; never payloads, secrets or keys of workflows. */
 export interface LogScope {
@@ -47,6 +96,19 @@ export interface CreateLoggerOptions {
   stream?: NodeJS.WritableStream;
   /** Fields on every line (role, pid). */
   base?: Record<string, unknown>;
+  /**
+   * `json`: one object per line, for collectors. `text`: one readable line for a person at a
+   * terminal. `auto` (default): `text` when the output stream is a TTY, else `json`.
+   */
+  format?: LogFormat;
+}
+
+export type LogFormat = "json" | "text" | "auto";
+
+/** The format `auto` resolves to for a stream: readable only when a person is watching it. */
+export function resolveLogFormat(format: LogFormat, stream: object): "json" | "text" {
+  if (format !== "auto") return format;
+  return (stream as { isTTY?: unknown }).isTTY === true ? "text" : "json";
 }
 
 /**
@@ -61,21 +123,51 @@ const redactLine = winston.format((info) => {
   return info;
 });
 
+const assignCategory = winston.format((info) => {
+  info.category = logCategoryOf(info);
+  return info;
+});
+
+/** Fields the text line prints in its head, so they are not repeated after the message. */
+const TEXT_HEAD = new Set(["level", "message", "timestamp", "category", "component", "pid", "role"]);
+
 /**
- * Structured JSON logs, one object per line, with a `component` from LOG_COMPONENTS. Secrets are
- * redacted from every line (URL passwords, Authorization credentials, API keys, secret-named fields).
+ * `2026-11-30T06:55:48.123Z INFO  dapi.engine [runner/engine] turn started executionId=… turn=3`:
+ * the head a person scans first, then the remaining fields as key=value (objects as JSON).
+ */
+const textLine = winston.format.printf((info) => {
+  const scope = [info.role, info.component].filter((part) => part !== undefined).join("/");
+  const head = `${String(info.timestamp)} ${info.level.toUpperCase().padEnd(5)} ${String(info.category)}${scope ? ` [${scope}]` : ""} ${String(info.message)}`;
+  const rest = Object.keys(info)
+    .filter((key) => !TEXT_HEAD.has(key))
+    .map((key) => `${key}=${formatTextValue(info[key])}`);
+  return rest.length > 0 ? `${head} ${rest.join(" ")}` : head;
+});
+
+function formatTextValue(value: unknown): string {
+  if (typeof value === "string") return /\s/.test(value) ? JSON.stringify(value) : value;
+  if (value instanceof Error) return JSON.stringify(value.stack ?? value.message);
+  return JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Structured logs with a `component` from LOG_COMPONENTS and a `category` from LOG_CATEGORIES: JSON
+ * lines, or readable text lines at a terminal (`format`). Secrets are redacted from every line (URL
+ * passwords, Authorization credentials, API keys, secret-named fields).
  */
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const transport = options.stream
     ? new winston.transports.Stream({ stream: options.stream })
     : new winston.transports.Console();
+  const format = resolveLogFormat(options.format ?? "auto", options.stream ?? process.stdout);
   const root = winston.createLogger({
     level: options.level ?? "info",
     format: winston.format.combine(
       winston.format.timestamp(),
       winston.format.errors({ stack: true }),
+      assignCategory(),
       redactLine(),
-      winston.format.json(),
+      format === "text" ? textLine : winston.format.json(),
     ),
     defaultMeta: { pid: process.pid, ...options.base },
     transports: [transport],

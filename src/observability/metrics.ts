@@ -90,7 +90,7 @@ export function createMetrics(role: Role): TenorMetrics {
     }),
     apiAdmissionRefusals: new client.Counter({
       name: METRIC_NAMES.apiAdmissionRefusals,
-      help: "Requests refused with 503 by admission control, by reason (pool_queue, event_loop_lag).",
+      help: "Requests refused with 503 by admission control, by reason (pool_queue, event_loop_lag, in_flight).",
       labelNames: ["reason"],
       registers,
     }),

@@ -11,10 +11,13 @@ import { EntityRegistry } from "../keyed/entity-registry.js";
 import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
+import { isTracingEnabled } from "../observability/tracing-state.js";
 import { startActivityWorkers } from "../runtime/activity-worker.js";
 import { engineMetricsHooks } from "../runtime/engine-metrics.js";
 import { ExecutionQueue } from "../runtime/execution-queue.js";
+import { ExecutionTracing } from "../runtime/execution-tracing.js";
 import { startExecutionWorker } from "../runtime/execution-worker.js";
+import { TakeoverLog } from "../runtime/takeover-log.js";
 import { type RunnerScheduleDependencies, runnerSchedules } from "../schedules/runner-schedules.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
@@ -67,7 +70,9 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     options.pool,
     metrics ? { onJournalBatch: (rows) => metrics.journalBatchSize.observe(rows) } : {},
   );
-  const hooks = metrics ? engineMetricsHooks(metrics, options.hooks) : options.hooks;
+  const measured = metrics ? engineMetricsHooks(metrics, options.hooks) : options.hooks;
+  const tracing = isTracingEnabled() ? new ExecutionTracing(options.pool) : undefined;
+  const hooks = tracing ? tracing.hooks(measured) : measured;
   const queue = new ExecutionQueue(
     options.producerRedis,
     config.redisPrefix,
@@ -93,6 +98,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     logger,
     settings: config.durable.keyed,
   });
+  const runnerId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const worker = startExecutionWorker({
     connection: options.workerRedis,
     prefix: config.redisPrefix,
@@ -101,10 +107,21 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     queue,
     logger: logger.child({ component: "runner" }),
     concurrency: config.durable.runnerConcurrency,
+    runnerId,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
+    ...(tracing ? { tracing } : {}),
     onTerminal: keyedTerminalHook(options.registry, keyed),
     waits: new PgWaitProbe(options.pool),
+  });
+  const takeovers = new TakeoverLog({
+    worker,
+    redis: options.producerRedis,
+    queueKey: queue.queue.qualifiedName,
+    pool: options.pool,
+    runnerId,
+    logger: logger.child({ component: "sweep" }),
+    stalledIntervalMs: config.durable.lock.stalledIntervalMs,
   });
   const activityWorkers = startActivityWorkers({
     connection: options.workerRedis,
@@ -115,6 +132,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
+    ...(tracing ? { tracing } : {}),
   });
   const scheduleDeps: RunnerScheduleDependencies = {
     config,
@@ -132,7 +150,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     workerRedis: options.workerRedis,
     prefix: config.redisPrefix,
     logger,
-    runnerId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    runnerId,
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
   });
@@ -156,6 +174,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
       await schedules.stop();
       await keyed.stop();
       await worker.close();
+      await takeovers.stop();
       await Promise.all(activityWorkers.map((w) => w.close()));
       await queue.close();
       await gauges?.close();

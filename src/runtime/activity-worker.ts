@@ -7,7 +7,9 @@ import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
 import { activityQueueName } from "../transport/queue-names.js";
+import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import type { ActivityJobData } from "./execution-queue.js";
+import type { ExecutionTracing } from "./execution-tracing.js";
 
 export interface ActivityWorkerOptions {
   connection: Redis;
@@ -23,6 +25,8 @@ export interface ActivityWorkerOptions {
    * logged; the sweep repairs it within one sweep interval (docs/engine.md, "Wake-ups without loss").
    */
   wake?: (executionId: string) => Promise<void>;
+  /** Runs each activity job inside its execution's trace (only when this process traces). */
+  tracing?: Pick<ExecutionTracing, "runActivity">;
 }
 
 /**
@@ -45,6 +49,7 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
         stalledInterval: options.stalledIntervalMs,
         // The pending position makes a second run harmless: only the first outcome is recorded.
         maxStalledCount: Number.MAX_SAFE_INTEGER,
+        ...bullmqTelemetry(),
       },
     );
     worker.on("error", (error) =>
@@ -63,7 +68,8 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
  * recorded the failure the parent's next turn reads.
  */
 async function runAndRing(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
-  await runActivityJob(job, options);
+  const run = () => runActivityJob(job, options);
+  await (options.tracing ? options.tracing.runActivity(job.data, run) : run());
   await ringParent(job.data.executionId, options);
 }
 

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
 import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "../transport/queue-names.js";
+import { bullmqTelemetry } from "./bullmq-telemetry.js";
 
 /** Activity job payload: where its input is journaled, never the input itself. */
 export interface ActivityJobData {
@@ -51,7 +52,11 @@ export class ExecutionQueue implements ChildDispatcher {
     readonly prefix: string,
     private readonly logger: Logger,
   ) {
-    this.queue = new Queue<ExecutionJobData>(QUEUE_NAMES.executions, { connection, prefix });
+    this.queue = new Queue<ExecutionJobData>(QUEUE_NAMES.executions, {
+      connection,
+      prefix,
+      ...bullmqTelemetry(),
+    });
   }
 
   /** Adds the execution's job unless it exists; `delayUntil` (epoch ms) parks it as a timer. */
@@ -127,6 +132,7 @@ export class ExecutionQueue implements ChildDispatcher {
       queue = new Queue<ActivityJobData>(activityQueueName(name), {
         connection: this.connection,
         prefix: this.prefix,
+        ...bullmqTelemetry(),
       });
       this.activityQueues.set(name, queue);
     }

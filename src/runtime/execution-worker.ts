@@ -5,7 +5,9 @@ import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { QUEUE_NAMES } from "../transport/queue-names.js";
+import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
+import type { ExecutionTracing } from "./execution-tracing.js";
 import { JobLease } from "./job-lease.js";
 
 export interface ExecutionWorkerOptions {
@@ -16,6 +18,8 @@ export interface ExecutionWorkerOptions {
   queue: ExecutionQueue;
   logger: Logger;
   concurrency: number;
+  /** This runner's name, stored on every job it takes (BullMQ `processedBy`), so a takeover names it. */
+  runnerId?: string;
   /** BullMQ lock TTL: a dead runner's jobs are taken over after about lockDuration + stalledInterval. */
   lockDurationMs: number;
   stalledIntervalMs: number;
@@ -30,6 +34,8 @@ export interface ExecutionWorkerOptions {
    * ran found the job active and was lost.
    */
   waits: Pick<PgWaitProbe, "satisfiable">;
+  /** Runs each turn inside its execution's trace (only when this process traces). */
+  tracing?: Pick<ExecutionTracing, "runTurn">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -55,11 +61,13 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       connection: options.connection,
       prefix: options.prefix,
       concurrency: options.concurrency,
+      ...(options.runnerId ? { name: options.runnerId } : {}),
       lockDuration: options.lockDurationMs,
       stalledInterval: options.stalledIntervalMs,
       // PostgreSQL fencing makes a re-run safe; BullMQ must never give up on a stalled execution.
       maxStalledCount: Number.MAX_SAFE_INTEGER,
       autorun: true,
+      ...bullmqTelemetry(),
     },
     logger,
   );
@@ -142,7 +150,8 @@ async function processExecutionJob(
     try {
       // A processing that lost its lock (it was stopped or stalled past the lock window) must not
       // take a turn: that would fence out the runner that owns the job now.
-      outcome = await options.turns.run(executionId, { abandoned, beforeFence: () => lease.held() });
+      const turn = () => options.turns.run(executionId, { abandoned, beforeFence: () => lease.held() });
+      outcome = options.tracing ? await options.tracing.runTurn(executionId, turn) : await turn();
     } catch (error) {
       log.warn("turn failed on infrastructure; retrying later", { error: (error as Error).message });
       await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);

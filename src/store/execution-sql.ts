@@ -8,6 +8,22 @@ const SUMMARY_COLUMNS = "id, workflow, org_id, status, output, failure, request_
 const TERMINAL_RESET =
   "waiting_for = NULL, wake_at = NULL, hold = NULL, recovery_attempts = 0, suspended_since = NULL";
 
+/**
+ * Wraps a fenced terminal update (`... RETURNING id`) so the same statement closes the positions
+ * still pending (a timer, signal, activity or child the body no longer awaits): they become
+ * `cancelled`, so the journal never shows a wait that can no longer end. Nothing resolves them
+ * later: every resolution requires `state = 'pending'`. A fenced-out update closes nothing.
+ */
+function closingPending(terminalUpdate: string): string {
+  return `
+    WITH ended AS (${terminalUpdate}),
+    closed AS (
+      UPDATE journal_entries j SET state = 'cancelled', completed_at = now()
+      FROM ended WHERE j.execution_id = ended.id AND j.state = 'pending'
+    )
+    SELECT id FROM ended`;
+}
+
 export const SQL = {
   /**
    * Takes the next turn (the fencing token). It waits for the row locks of a previous turn's
@@ -96,21 +112,23 @@ export const SQL = {
 
   /**
    * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
-   * (a keyed workflow starts `waiting` for its key; docs/keyed.md).
+   * (a keyed workflow starts `waiting` for its key; docs/keyed.md), $14: the traceparent.
    */
   insertExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for)
+                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for,
+                            traceparent)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10,
-            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb)
+            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb,
+            $14)
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
-  /** A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
+  /** $12: the traceparent. A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
   insertChildExecution: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by
+                            parent_id, parent_position, status, created_by, traceparent)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by, $12
     FROM (SELECT id, created_by FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
@@ -133,13 +151,14 @@ export const SQL = {
   setProgress:
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
 
-  complete: `
+  complete: closingPending(`
     UPDATE executions SET status = 'completed', output = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`,
+    WHERE id = $1 AND turn = $2 RETURNING id`),
 
-  fail: `
+  /** A cancellation is a failure with code CANCELLED: it closes pending positions the same way. */
+  fail: closingPending(`
     UPDATE executions SET status = 'failed', failure = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`,
+    WHERE id = $1 AND turn = $2 RETURNING id`),
 
   park: `
     UPDATE executions SET status = 'waiting', waiting_for = $3::jsonb, wake_at = $4, hold = NULL,

@@ -12,6 +12,7 @@ import type {
   WaitDescriptor,
 } from "../engine/execution-store.js";
 import { SQL } from "./execution-sql.js";
+import { newExecutionTraceparent } from "./execution-trace.js";
 import { JournalBatcher } from "./journal-batcher.js";
 import { json } from "./json-param.js";
 import { withTransaction } from "./with-transaction.js";
@@ -165,13 +166,15 @@ export class PgExecutionStore implements ExecutionStore {
     if (!fence && execution.idempotencyKey !== null) {
       await this.pool.query(SQL.releaseExpiredIdempotencyKey, [execution.orgId, execution.idempotencyKey]);
     }
+    const traceparent = newExecutionTraceparent(execution.workflow, execution.id);
     const inserted = await (fence
-      ? this.pool.query(SQL.insertChildExecution, [...params, fence.turn])
+      ? this.pool.query(SQL.insertChildExecution, [...params, fence.turn, traceparent])
       : this.pool.query(SQL.insertExecution, [
           ...params,
           execution.createdBy ?? null,
           execution.idempotencyExpiresAt ?? null,
           json(execution.waitingFor ?? null),
+          traceparent,
         ]));
     if (inserted.rows[0]) return { summary: toSummary(inserted.rows[0]), created: true };
     const existing = await this.pool.query(SQL.findExisting, [

@@ -4,8 +4,10 @@ import { Redis } from "ioredis";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import type { AdmissionSettings } from "../../src/api/admission.js";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { loadConfig } from "../../src/config/load-config.js";
+import type { TenorConfig } from "../../src/config/schema.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics } from "../../src/observability/metrics.js";
@@ -29,14 +31,12 @@ let base: string;
 let key: string;
 let lag = 0;
 let closeApi: () => Promise<void>;
+let config: TenorConfig;
 const prefix = testRedisPrefix(import.meta.url);
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  pool = createPgPool(db.url, { applicationName: "tenor-admission-test", max: 1 });
-  redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
-  const config = loadConfig({ env: { DATABASE_URL: db.url, REDIS_URL: redisUrl() } });
-  const api = createPlatformApi({
+/** The Platform API on this file's pool (one connection), with `admission` and a scripted lag. */
+function createApi(admission: AdmissionSettings, lagMs: () => number) {
+  return createPlatformApi({
     settings: config.api,
     pool,
     redis,
@@ -46,9 +46,26 @@ beforeAll(async () => {
     readiness: {},
     health: { draining: false },
     metrics: createMetrics("api"),
-    admission: { maxPoolWaiting: 1, maxEventLoopLagMs: 500, retryAfterSeconds: 2 },
-    eventLoopLagMs: () => lag,
+    admission,
+    eventLoopLagMs: lagMs,
   });
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  pool = createPgPool(db.url, { applicationName: "tenor-admission-test", max: 1 });
+  redis = new Redis(redisUrl(), { maxRetriesPerRequest: 3 });
+  config = loadConfig({ env: { DATABASE_URL: db.url, REDIS_URL: redisUrl() } });
+  const api = createApi(
+    {
+      maxPoolWaiting: 1,
+      maxInFlight: 0,
+      maxEventLoopUtilization: 0,
+      maxEventLoopLagMs: 500,
+      retryAfterSeconds: 2,
+    },
+    () => lag,
+  );
   closeApi = api.close;
   key = (
     await issueApiKey(api.keys, {
@@ -103,5 +120,39 @@ describe("admission control", () => {
     expect(await refused.json()).toMatchObject({ code: "OVERLOADED", reason: "event_loop_lag" });
     lag = 500;
     expect((await list()).status).toBe(200);
+  });
+
+  it("refuses past the requests in progress, counting only admitted ones, and counts none that ended", async () => {
+    const bounded = createApi(
+      {
+        maxPoolWaiting: 0,
+        maxInFlight: 1,
+        maxEventLoopUtilization: 0,
+        maxEventLoopLagMs: 0,
+        retryAfterSeconds: 1,
+      },
+      () => 0,
+    );
+    const boundedServer = bounded.app.listen(0);
+    await new Promise((resolve) => boundedServer.once("listening", resolve));
+    const url = `http://127.0.0.1:${(boundedServer.address() as AddressInfo).port}/v1/executions`;
+    const get = () => fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    try {
+      expect((await get()).status).toBe(200);
+      expect((await get()).status).toBe(200);
+      const held = await pool.connect();
+      const first = get();
+      await eventually("the first request waiting for the connection", () => pool.waitingCount === 1);
+      const refused = await get();
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toMatchObject({ code: "OVERLOADED", reason: "in_flight" });
+      held.release();
+      expect((await first).status).toBe(200);
+      // The refused request and the finished ones left the count: the next is served.
+      expect((await get()).status).toBe(200);
+    } finally {
+      boundedServer.close();
+      await bounded.close();
+    }
   });
 });

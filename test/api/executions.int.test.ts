@@ -11,6 +11,17 @@ afterAll(async () => {
 
 const start = (workflow: string) => `/v1/workflows/${workflow}/executions`;
 
+/** [kind, name, state, has completedAt] of every position, as an operator reads them. */
+async function stepStates(id: string): Promise<[string, string, string, boolean][]> {
+  const { body } = await api.as("operator").get(`/v1/executions/${id}/steps`);
+  return body.steps.map((s: { kind: string; name: string; state: string; completedAt: string | null }) => [
+    s.kind,
+    s.name,
+    s.state,
+    s.completedAt !== null,
+  ]);
+}
+
 describe("POST /v1/workflows/{name}/executions", () => {
   it("answers 202 with the status resource, a Location and Vary: Prefer", async () => {
     const res = await api.as("integrator").post(start("apitest.echo")).send({ text: "hi", delayMs: 60_000 });
@@ -228,12 +239,15 @@ describe("cancel", () => {
   it("ends a waiting execution failed with CANCELLED; a second cancel of a terminal one is 409", async () => {
     const { body } = await api.as("integrator").post(start("apitest.signal")).send({});
     await api.waitFor(body.id, (b) => b.status === "waiting", "waiting");
+    expect(await stepStates(body.id)).toEqual([["signal", "go", "pending", false]]);
     const res = await api.as("integrator").post(`/v1/executions/${body.id}/cancel`);
     expect(res.status).toBe(202);
     expect(res.body).toMatchObject({ executionId: body.id, cancelRequestedAt: expect.any(String) });
     const done = await api.waitFor(body.id, (b) => b.status === "failed", "failed");
     expect(done.failure).toMatchObject({ code: "CANCELLED", retryable: false });
     expect(done.cancelRequestedAt).toEqual(res.body.cancelRequestedAt);
+    // The wait can no longer end: /steps says so instead of showing it pending forever.
+    expect(await stepStates(body.id)).toEqual([["signal", "go", "cancelled", true]]);
     const again = await api.as("operator").post(`/v1/executions/${body.id}/cancel`);
     expect(again.status).toBe(409);
     expect(again.body.code).toBe("EXECUTION_TERMINAL");
@@ -248,6 +262,21 @@ describe("cancel", () => {
     expect((await api.as("admin").post(`/v1/executions/${body.id}/cancel`)).status).toBe(202);
     const done = await api.waitFor(body.id, (b) => b.status === "failed", "failed");
     expect(done.failure).toMatchObject({ code: "CANCELLED" });
+  });
+
+  it("closes the pending positions of a cancelled parent and of its cancelled child", async () => {
+    const { body } = await api.as("integrator").post(start("apitest.approve-parent")).send({ amount: "5" });
+    await api.waitFor(body.id, (b) => b.status === "waiting", "parent waiting");
+    expect(await stepStates(body.id)).toEqual([["child", "apitest.approve", "pending", false]]);
+    const childId = (await api.as("operator").get(`/v1/executions?workflow=apitest.approve`)).body.items.find(
+      (item: { parentId?: string | null }) => item.parentId === body.id,
+    )?.id as string;
+    await api.waitFor(childId, (b) => b.status === "waiting", "child waiting");
+    expect((await api.as("admin").post(`/v1/executions/${body.id}/cancel`)).status).toBe(202);
+    await api.waitFor(body.id, (b) => b.status === "failed", "parent failed");
+    await api.waitFor(childId, (b) => b.status === "failed", "child failed");
+    expect(await stepStates(body.id)).toEqual([["child", "apitest.approve", "cancelled", true]]);
+    expect((await stepStates(childId)).every(([, , state]) => state !== "pending")).toBe(true);
   });
 
   it("approvers may not cancel", async () => {

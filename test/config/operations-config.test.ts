@@ -52,6 +52,8 @@ describe("api.admission", () => {
   it("defaults to bounds that refuse only past saturation", () => {
     expect(loadConfig({ env: base }).api.admission).toEqual({
       maxPoolWaiting: 32,
+      maxInFlight: 0,
+      maxEventLoopUtilization: 0,
       maxEventLoopLagMs: 500,
       retryAfterSeconds: 1,
     });
@@ -60,6 +62,12 @@ describe("api.admission", () => {
   it("refuses a Retry-After of zero", () => {
     expect(issuesOf({}, "api:\n  admission: { retryAfterSeconds: 0 }\n")).toEqual([
       "api.admission.retryAfterSeconds = 0: must be ≥ 1",
+    ]);
+  });
+
+  it("takes an event-loop utilization between 0 and 1", () => {
+    expect(issuesOf({}, "api:\n  admission: { maxEventLoopUtilization: 1.5 }\n")).toEqual([
+      "api.admission.maxEventLoopUtilization = 1.5: 0 ≤ v ≤ 1",
     ]);
   });
 });

@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger, republishProcessWarnings } from "../../src/observability/logger.js";
+import {
+  CATEGORY_OF_COMPONENT,
+  createLogger,
+  LOG_CATEGORIES,
+  LOG_COMPONENTS,
+  republishProcessWarnings,
+  resolveLogFormat,
+} from "../../src/observability/logger.js";
 
 function capture() {
   const stream = new PassThrough();
@@ -106,5 +113,53 @@ describe("logger", () => {
     expect(String((lines[0]?.error as { message?: string } | undefined)?.message)).toContain(
       "svc:[redacted]@db",
     );
+  });
+
+  it("files every line under a category of the closed list, from its component", async () => {
+    const { stream, lines } = capture();
+    const root = createLogger({ stream });
+    root.info("no component");
+    root.child({ component: "api" }).info("request");
+    root.child({ component: "sweep" }).warn("took over");
+    root.child({ component: "store" }).info("own category", { category: "dapi.telemetry" });
+    root.child({ component: "store" }).info("unknown category", { category: "dapi.nonsense" });
+    await tick();
+    expect(lines.map((line) => line.category)).toEqual([
+      "dapi.process",
+      "dapi.api",
+      "dapi.engine",
+      "dapi.telemetry",
+      "dapi.store",
+    ]);
+    for (const component of LOG_COMPONENTS)
+      expect(LOG_CATEGORIES).toContain(CATEGORY_OF_COMPONENT[component]);
+  });
+
+  it("chooses readable text for a terminal and JSON for anything else", () => {
+    expect(resolveLogFormat("auto", { isTTY: true })).toBe("text");
+    expect(resolveLogFormat("auto", { isTTY: false })).toBe("json");
+    expect(resolveLogFormat("auto", {})).toBe("json");
+    expect(resolveLogFormat("json", { isTTY: true })).toBe("json");
+    expect(resolveLogFormat("text", {})).toBe("text");
+  });
+
+  it("writes one readable, redacted line per entry when the stream is a TTY", async () => {
+    const stream = Object.assign(new PassThrough(), { isTTY: true });
+    let text = "";
+    stream.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+    });
+    const logger = createLogger({ stream, base: { role: "runner" } }).child({
+      component: "engine",
+      executionId: "e-1",
+    });
+    logger.info("turn started", { turn: 3, note: "two words", url: "postgres://svc:S3cretPw@db/tenor" });
+    await tick();
+    const lines = text.split("\n").filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}dapi\.engine \[runner\/engine\] turn started executionId=e-1 turn=3 note="two words" url=postgres:\/\/svc:\[redacted\]@db\/tenor$/,
+    );
+    expect(() => JSON.parse(lines[0] ?? "")).toThrow();
   });
 });

@@ -30,7 +30,7 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   // Keyed spaces (entities, workflows), and V8 heap spaces of prom-client's default metrics.
   space: /^[a-z_]+$/,
   domain: oneOf(["runner", "indexer"]),
-  reason: oneOf(["pool_queue", "event_loop_lag"]),
+  reason: oneOf(["pool_queue", "event_loop_lag", "in_flight"]),
   le: /^([0-9.e+-]+|\+Inf)$/,
   // prom-client's default process metrics.
   version: /^v\d+\.\d+\.\d+$/,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOG_CATEGORIES } from "../../src/observability/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
@@ -40,6 +41,14 @@ function start(env: Record<string, string>): RoleProcess {
   const role = spawnRole(env);
   running.push(role);
   return role;
+}
+
+/** Piped stdout is no terminal: every line is a JSON object filed under a known category. */
+function expectJsonLinesWithCategories(output: string): void {
+  const lines = output.split("\n").filter((line) => line.startsWith("{"));
+  expect(lines.length).toBeGreaterThan(0);
+  expect(output.split("\n").filter((line) => line.trim() !== "" && !line.startsWith("{"))).toEqual([]);
+  for (const line of lines) expect(LOG_CATEGORIES).toContain(JSON.parse(line).category);
 }
 
 describe("role process", () => {
@@ -93,6 +102,7 @@ describe("role process", () => {
       expect(await proc.exited).toEqual({ code: 0, signal: null });
       expect(proc.output()).toContain('"message":"draining"');
       expect(proc.output()).toContain('"message":"stopped"');
+      expectJsonLinesWithCategories(proc.output());
     });
   }
 

@@ -20,6 +20,20 @@ afterAll(async () => {
   await world?.close();
 });
 
+interface TakeoverLine {
+  runner: string;
+  previousRunner: string;
+  executions: number;
+  afterMs: number;
+}
+
+function takeoverLines(stdout: string): TakeoverLine[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.includes("took over executions of a runner"))
+    .map((line) => JSON.parse(line) as TakeoverLine);
+}
+
 describe("a runner killed with SIGKILL", () => {
   it("inside a step's work: every execution completes, finished steps ran once, the interrupted one twice", async () => {
     const a = await world.startRunner("A");
@@ -52,6 +66,15 @@ describe("a runner killed with SIGKILL", () => {
         [2, "s2", "ok"],
         [3, "s3", "ok"],
       ]);
+    }
+    // B logs the takeover: the dead runner by name (host:pid:…), how many, how long after its last write.
+    const takeovers = await waitUntil("runner B logged the takeover of all 4", async () => {
+      const lines = takeoverLines(b.stdout()).filter((line) => line.previousRunner.includes(`:${a.pid}:`));
+      return lines.reduce((sum, line) => sum + line.executions, 0) === 4 ? lines : false;
+    });
+    for (const line of takeovers) {
+      expect(line.runner).toContain(`:${b.pid}:`);
+      expect(line.afterMs).toBeGreaterThan(0);
     }
     console.info(
       `[fault] takeover after SIGKILL with lock 2000/1000 ms: all 4 executions done ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`,

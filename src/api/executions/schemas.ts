@@ -80,7 +80,9 @@ export const StepSchema = z
     position: z.number().int(),
     kind: z.enum(["step", "sleep", "signal", "child", "condition", "now", "uuid", "random"]),
     name: z.string(),
-    state: z.enum(["pending", "ok", "error"]),
+    state: z.enum(["pending", "ok", "error", "cancelled"]).meta({
+      description: "`cancelled`: still pending when the execution ended; it will never resolve.",
+    }),
     attempts: z.number().int(),
     startedAt: z.string(),
     completedAt: z.string().nullable(),

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "JournalState" ADD VALUE 'cancelled';

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "executions" ADD COLUMN     "traceparent" TEXT;
