@@ -52,7 +52,9 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
   if (cursor.height >= head.height) {
     const atCursor = cursor.height > head.height ? null : await reader.block(cursor.height);
     if (atCursor?.hash === cursor.hash) {
-      await index.recordHead(fence, chainId, head);
+      const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
+      const ids = scope.map((row) => row.id);
+      await index.recordIdle(fence, chainId, cursor, head, ids, options.rangeBlocks);
       return { kind: "idle", at: cursor.height };
     }
     return rollBack(options, fence, cursor, head.height);

@@ -104,7 +104,7 @@ export class PgLedgerIndex {
       await lockCursor(client, chainId, batch.expected);
       await insertBlocks(client, chainId, batch.blocks);
       const first = batch.blocks[0] as LedgerBlock;
-      const ranges = await spawnRanges(client, batch.scopeIds, first.height - 1n, batch.rangeBlocks);
+      const ranges = await spawnRanges(client, chainId, batch.scopeIds, first.height - 1n, batch.rangeBlocks);
       const transfers = await insertTransfers(client, chainId, batch.logs);
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
@@ -143,14 +143,27 @@ export class PgLedgerIndex {
     });
   }
 
-  /** Records the head the tail saw while it had nothing to ingest (health stays current). Fenced. */
-  async recordHead(fence: ShardFence, chainId: number, head: LedgerHead): Promise<void> {
-    await withShardFence(this.pool, fence, (client) =>
-      client.query(
+  /**
+   * Records the head the tail saw while it had nothing to ingest (health stays current) and
+   * spawns the catch-up ranges of scope rows tracked since, up to the checkpoint. Fenced.
+   */
+  async recordIdle(
+    fence: ShardFence,
+    chainId: number,
+    expected: LedgerCursor,
+    head: LedgerHead,
+    scopeIds: readonly string[],
+    rangeBlocks: number,
+  ): Promise<{ ranges: number }> {
+    return withShardFence(this.pool, fence, async (client) => {
+      await lockCursor(client, chainId, expected);
+      const ranges = await spawnRanges(client, chainId, scopeIds, expected.height, rangeBlocks);
+      await client.query(
         "UPDATE ledger_chains SET head_height = $2, head_block_time = $3, updated_at = now() WHERE chain_id = $1",
         [chainId, head.height.toString(), head.time],
-      ),
-    );
+      );
+      return { ranges };
+    });
   }
 }
 
@@ -186,26 +199,27 @@ async function insertBlocks(client: PoolClient, chainId: number, blocks: readonl
 }
 
 /**
- * Marks the scope rows the batch read logs for as spawned and splits their history below the
- * batch — [added height, min(`below`, removed height)] — into catch-up ranges of `rangeBlocks`.
+ * Marks the scope rows the batch read logs for (and rows removed at or below `below`, which need
+ * none of its logs) as spawned and splits their history below the batch — [added height, min(`below`, removed height)] — into catch-up ranges of `rangeBlocks`.
  */
 async function spawnRanges(
   client: PoolClient,
+  chainId: number,
   scopeIds: readonly string[],
   below: bigint,
   rangeBlocks: number,
 ): Promise<number> {
-  if (scopeIds.length === 0) return 0;
   const { rowCount } = await client.query(
     `WITH spawned AS (
        UPDATE ledger_scope SET backfill_spawned = true
-       WHERE id = ANY($1::bigint[]) AND NOT backfill_spawned
+       WHERE NOT backfill_spawned AND chain_id = $4
+         AND (id = ANY($1::bigint[]) OR removed_height <= $2::bigint)
        RETURNING chain_id, address, added_height, LEAST($2::bigint, COALESCE(removed_height, $2::bigint)) AS last
      )
      INSERT INTO ledger_ranges (chain_id, address, from_block, to_block, next_block)
      SELECT s.chain_id, s.address, f, LEAST(f + $3 - 1, s.last), f
      FROM spawned s, generate_series(s.added_height, s.last, $3::bigint) AS f`,
-    [scopeIds, below.toString(), rangeBlocks],
+    [scopeIds, below.toString(), rangeBlocks, chainId],
   );
   return rowCount ?? 0;
 }
