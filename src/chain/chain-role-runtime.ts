@@ -6,7 +6,9 @@ import type { EntityClient } from "../keyed/entity-client.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
+import { bindIndexedHeights } from "../ledger-index/wait-for-indexed.js";
 import { executionOrg } from "../store/chain-watch-sql.js";
+import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
@@ -33,6 +35,7 @@ export function createRunnerChainRuntime(options: {
     reserveNonce: entityNonceReserver(options.entities),
     executionOrg: (id) => executionOrg(options.pool, id),
   });
+  const unbindIndexed = bindIndexedHeights((chainId) => new PgLedgerReads(options.pool).indexedHeight(chainId));
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({
@@ -54,6 +57,7 @@ export function createRunnerChainRuntime(options: {
     async stop() {
       await watcher.stop();
       unbind();
+      unbindIndexed();
     },
   };
 }

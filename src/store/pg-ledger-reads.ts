@@ -22,14 +22,23 @@ export interface Erc20BalanceRead {
   asOfBlock: string;
 }
 
+/** Fully indexed height of the `ledger_chains c` row (see indexedHeight). */
+const INDEXED_HEIGHT = `LEAST(c.indexed_height, COALESCE(
+  (SELECT min(r.next_block) - 1 FROM ledger_ranges r WHERE r.chain_id = c.chain_id AND r.completed_at IS NULL),
+  c.indexed_height))`;
+
 /** Reads of the Ledger Index's read model: only rows the index holds now (reverted rows are gone). */
 export class PgLedgerReads {
   constructor(private readonly pool: Pool) {}
 
-  /** The live tail's indexed height of `chainId`, or null before it first ran. */
+  /**
+   * The height up to which `chainId` is fully indexed, or null before the tail first ran: the
+   * live tail's checkpoint, lowered to just below the first block an open catch-up range has
+   * not committed yet (history under the tail's anchor counts only once caught up).
+   */
   async indexedHeight(chainId: number): Promise<bigint | null> {
     const { rows } = await this.pool.query(
-      "SELECT indexed_height::text AS h FROM ledger_chains WHERE chain_id = $1",
+      `SELECT ${INDEXED_HEIGHT}::text AS h FROM ledger_chains c WHERE c.chain_id = $1`,
       [chainId],
     );
     return rows[0] ? BigInt(rows[0].h) : null;
@@ -72,8 +81,8 @@ export class PgLedgerReads {
   /** Health of every chain the index has a checkpoint for, by chain id. */
   async health(): Promise<LedgerChainHealth[]> {
     const { rows } = await this.pool.query(
-      `SELECT c.chain_id, c.head_height::text AS head, c.indexed_height::text AS indexed,
-              GREATEST(c.head_height - c.indexed_height, 0)::int AS lag_blocks,
+      `SELECT c.chain_id, c.head_height::text AS head, ${INDEXED_HEIGHT}::text AS indexed,
+              GREATEST(c.head_height - ${INDEXED_HEIGHT}, 0)::int AS lag_blocks,
               GREATEST(extract(epoch FROM c.head_block_time - c.indexed_block_time), 0)::float AS lag_seconds,
               c.last_reorg_depth, c.last_reorg_at, c.updated_at,
               (SELECT count(*) FROM ledger_ranges r WHERE r.chain_id = c.chain_id AND r.completed_at IS NULL)::int AS open_ranges

@@ -34,6 +34,8 @@ export const TransactionRequest = z.object({
   fundingDeadline: z.iso.datetime({ offset: true }).optional(),
   /** Gas paid from this paymaster's EntryPoint deposit (the chain's resolved EntryPoint), not the sender. */
   paymaster: address.optional(),
+  /** After finality, also wait until the Ledger Index has the block (milestone 4, `indexed`). */
+  readAfterWrite: z.boolean().default(false),
 });
 export type TransactionRequest = z.infer<typeof TransactionRequest>;
 
