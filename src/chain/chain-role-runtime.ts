@@ -3,10 +3,10 @@ import type { TenorConfig } from "../config/schema.js";
 import type { SecretReadOptions } from "../config/secret.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
 import type { EntityClient } from "../keyed/entity-client.js";
+import { bindIndexedHeights } from "../ledger-index/wait-for-indexed.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
-import { bindIndexedHeights } from "../ledger-index/wait-for-indexed.js";
 import { executionOrg } from "../store/chain-watch-sql.js";
 import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
@@ -35,7 +35,9 @@ export function createRunnerChainRuntime(options: {
     reserveNonce: entityNonceReserver(options.entities),
     executionOrg: (id) => executionOrg(options.pool, id),
   });
-  const unbindIndexed = bindIndexedHeights((chainId) => new PgLedgerReads(options.pool).indexedHeight(chainId));
+  const unbindIndexed = bindIndexedHeights((chainId) =>
+    new PgLedgerReads(options.pool).indexedHeight(chainId),
+  );
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({

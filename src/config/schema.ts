@@ -180,7 +180,13 @@ export const configSchema = z
         leaseMs: intBetween(500, 600_000, 30_000),
       })
       .strict()
-      .default({ healthPort: 3002, pollIntervalMs: 1_000, batchBlocks: 100, rangeBlocks: 2_000, leaseMs: 30_000 }),
+      .default({
+        healthPort: 3002,
+        pollIntervalMs: 1_000,
+        batchBlocks: 100,
+        rangeBlocks: 2_000,
+        leaseMs: 30_000,
+      }),
     shutdown: z
       .object({
         /** Bounded drain after SIGTERM, in milliseconds; past it the process exits 1. */

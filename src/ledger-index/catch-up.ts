@@ -1,5 +1,5 @@
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgLedgerRanges, RangeLease } from "../store/pg-ledger-ranges.js";
 import type { ChainReader } from "./chain-reader.js";
@@ -27,7 +27,11 @@ export interface CatchUpOptions {
  *
  * @throws TenorError LEDGER_RANGE_LEASE_LOST when another replica claimed the range since.
  */
-export async function workRange(options: CatchUpOptions, lease: RangeLease, signal: AbortSignal): Promise<boolean> {
+export async function workRange(
+  options: CatchUpOptions,
+  lease: RangeLease,
+  signal: AbortSignal,
+): Promise<boolean> {
   const reader = options.readers.get(lease.chainId);
   if (!reader) return false;
   let current: RangeLease = lease;
@@ -65,7 +69,10 @@ export async function runCatchUp(options: CatchUpOptions, signal: AbortSignal): 
     } catch (error) {
       // A lost lease is expected after a pause past leaseMs; anything else (node, database) is retried.
       const code = error instanceof TenorError ? error.code : undefined;
-      const what = code === LEDGER_INDEX_ERRORS.LEDGER_RANGE_LEASE_LOST ? "ledger range lease lost" : "ledger catch-up step failed";
+      const what =
+        code === LEDGER_INDEX_ERRORS.LEDGER_RANGE_LEASE_LOST
+          ? "ledger range lease lost"
+          : "ledger catch-up step failed";
       options.logger.warn(what, { code, error: (error as Error).message });
       await pause(options.pollIntervalMs, signal);
     }

@@ -1,10 +1,12 @@
-import { type Address, type Hex, parseAbiItem, type PublicClient } from "viem";
+import { type Address, type Hex, type PublicClient, parseAbiItem } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
 import type { LedgerBlock } from "../store/pg-ledger-index.js";
 import type { Erc20TransferLog } from "../store/pg-ledger-transfers.js";
 
 /** The ERC-20 Transfer event; its logs become the token read model. */
-export const TRANSFER_EVENT = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+export const TRANSFER_EVENT = parseAbiItem(
+  "event Transfer(address indexed from, address indexed to, uint256 value)",
+);
 
 /** Blocks read at once from the node while filling one batch. */
 const BLOCK_READS_IN_FLIGHT = 16;
@@ -68,11 +70,18 @@ export class ChainReader {
         to: (log.args.to as Hex).toLowerCase(),
         value: log.args.value as bigint,
       }))
-      .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1));
+      .sort((a, b) =>
+        a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+      );
   }
 }
 
-function toBlock(block: { number: bigint | null; hash: Hex | null; parentHash: Hex; timestamp: bigint }): LedgerBlock {
+function toBlock(block: {
+  number: bigint | null;
+  hash: Hex | null;
+  parentHash: Hex;
+  timestamp: bigint;
+}): LedgerBlock {
   return {
     height: block.number as bigint,
     hash: block.hash as Hex,

@@ -1,5 +1,5 @@
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { ShardFence } from "../ownership/owner-epoch.js";
 import { OWNERSHIP_ERRORS } from "../ownership/ownership-errors.js";
@@ -61,7 +61,8 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
   }
   const to = min(head.height, cursor.height + BigInt(options.batchBlocks));
   const blocks = await reader.blocks(cursor.height + 1n, to);
-  if ((blocks[0] as LedgerBlock).parentHash !== cursor.hash) return rollBack(options, fence, cursor, head.height);
+  if ((blocks[0] as LedgerBlock).parentHash !== cursor.hash)
+    return rollBack(options, fence, cursor, head.height);
   if (!linked(blocks)) return { kind: "retry", reason: "the chain changed while its blocks were read" };
   const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
   const addresses = [...new Set(scope.map((row) => row.address))];
@@ -96,7 +97,12 @@ async function rollBack(
     const node = await reader.block(h);
     if (stored !== null && stored === node.hash) {
       const { depth, transfers } = await index.rollback(fence, chainId, cursor, node);
-      options.logger.warn("ledger reorganisation rolled back", { chainId, ancestor: h.toString(), depth, transfers });
+      options.logger.warn("ledger reorganisation rolled back", {
+        chainId,
+        ancestor: h.toString(),
+        depth,
+        transfers,
+      });
       options.onReorg?.(depth);
       return { kind: "rolled-back", to: h, depth };
     }

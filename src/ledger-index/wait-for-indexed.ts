@@ -1,7 +1,7 @@
 import type { WorkflowContext } from "../engine/context.js";
 import type { Duration } from "../engine/duration.js";
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 
 /** Reads a chain's indexed height (PgLedgerReads.indexedHeight); null before the index first ran. */
 export type IndexedHeightReader = (chainId: number) => Promise<bigint | null>;
@@ -46,9 +46,13 @@ export async function waitForIndexed(
     timeout: options.timeout ?? "1h",
     check: async () => {
       if (!bound)
-        throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED, "no indexed-height reader is bound here", {
-          retryable: true,
-        });
+        throw new TenorError(
+          LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED,
+          "no indexed-height reader is bound here",
+          {
+            retryable: true,
+          },
+        );
       const height = await bound(chainId);
       return height !== null && height >= target;
     },

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 import { type ShardFence, withShardFence } from "../ownership/owner-epoch.js";
 import { deleteTransfersAbove, type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
 
@@ -68,9 +68,10 @@ export class PgLedgerIndex {
 
   /** The lowest block the tail keeps: no reorganisation can be rolled back below it. */
   async lowestBlock(chainId: number): Promise<bigint | null> {
-    const { rows } = await this.pool.query("SELECT min(height)::text AS h FROM ledger_blocks WHERE chain_id = $1", [
-      chainId,
-    ]);
+    const { rows } = await this.pool.query(
+      "SELECT min(height)::text AS h FROM ledger_blocks WHERE chain_id = $1",
+      [chainId],
+    );
     return rows[0]?.h ? BigInt(rows[0].h) : null;
   }
 
@@ -97,7 +98,11 @@ export class PgLedgerIndex {
    * @throws TenorError SHARD_EPOCH_STALE when the chain's shard was handed over;
    *   LEDGER_CURSOR_MOVED (retryable) when the checkpoint is no longer `batch.expected`.
    */
-  async commitBatch(fence: ShardFence, chainId: number, batch: TailBatch): Promise<{ transfers: number; ranges: number }> {
+  async commitBatch(
+    fence: ShardFence,
+    chainId: number,
+    batch: TailBatch,
+  ): Promise<{ transfers: number; ranges: number }> {
     const last = batch.blocks.at(-1);
     if (!last) return { transfers: 0, ranges: 0 };
     return withShardFence(this.pool, fence, async (client) => {
@@ -109,7 +114,14 @@ export class PgLedgerIndex {
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
            head_height = $5, head_block_time = $6, updated_at = now() WHERE chain_id = $1`,
-        [chainId, last.height.toString(), last.hash, last.time, batch.head.height.toString(), batch.head.time],
+        [
+          chainId,
+          last.height.toString(),
+          last.hash,
+          last.time,
+          batch.head.height.toString(),
+          batch.head.time,
+        ],
       );
       return { transfers, ranges };
     });
@@ -182,7 +194,11 @@ async function lockCursor(client: PoolClient, chainId: number, expected: LedgerC
   );
 }
 
-async function insertBlocks(client: PoolClient, chainId: number, blocks: readonly LedgerBlock[]): Promise<void> {
+async function insertBlocks(
+  client: PoolClient,
+  chainId: number,
+  blocks: readonly LedgerBlock[],
+): Promise<void> {
   await client.query(
     `INSERT INTO ledger_blocks (chain_id, height, hash, parent_hash, block_time)
      SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::timestamptz[])

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 import { type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
 import { withTransaction } from "./with-transaction.js";
 

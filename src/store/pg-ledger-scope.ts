@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from "pg";
-import { TenorError } from "../errors/tenor-error.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 import { withTransaction } from "./with-transaction.js";
 
 /** The kinds of contract the Ledger Index turns into domain rows. */
@@ -99,9 +99,13 @@ function toRow(r: Record<string, string | number | null>): ScopeRow {
 function normalise(address: string): string {
   const lower = address.toLowerCase();
   if (!ADDRESS.test(lower))
-    throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID, `address = ${address}: must be 0x + 40 hex digits`, {
-      details: { field: "address", value: address },
-    });
+    throw new TenorError(
+      LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID,
+      `address = ${address}: must be 0x + 40 hex digits`,
+      {
+        details: { field: "address", value: address },
+      },
+    );
   return lower;
 }
 
@@ -113,19 +117,29 @@ function validate(entry: Omit<ScopeEntry, "fromHeight">): void {
       { details: { field: "kind", value: entry.kind } },
     );
   if (!Number.isInteger(entry.chainId) || entry.chainId < 1)
-    throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID, `chainId = ${entry.chainId}: must be an integer ≥ 1`, {
-      details: { field: "chainId", value: entry.chainId },
-    });
+    throw new TenorError(
+      LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID,
+      `chainId = ${entry.chainId}: must be an integer ≥ 1`,
+      {
+        details: { field: "chainId", value: entry.chainId },
+      },
+    );
   if (entry.orgId.length === 0)
-    throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID, "orgId is required", { details: { field: "orgId" } });
+    throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID, "orgId is required", {
+      details: { field: "orgId" },
+    });
 }
 
 async function addIn(client: PoolClient, entry: ScopeEntry): Promise<ScopeRow> {
   validate(entry);
   if (entry.fromHeight < 0n)
-    throw new TenorError(LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID, `fromHeight = ${entry.fromHeight}: must be ≥ 0`, {
-      details: { field: "fromHeight", value: entry.fromHeight.toString() },
-    });
+    throw new TenorError(
+      LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID,
+      `fromHeight = ${entry.fromHeight}: must be ≥ 0`,
+      {
+        details: { field: "fromHeight", value: entry.fromHeight.toString() },
+      },
+    );
   const address = normalise(entry.address);
   // One live row per (chain, org, address, kind): serialise adds of the same key.
   await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 746003))", [

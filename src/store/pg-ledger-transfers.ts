@@ -21,7 +21,11 @@ const ZERO = "0x0000000000000000000000000000000000000000";
  * (same chain, block, log index) is skipped and folded nowhere, so a replayed batch or an
  * overlapping catch-up range never counts twice. Returns the number of rows inserted.
  */
-export async function insertTransfers(client: PoolClient, chainId: number, logs: readonly Erc20TransferLog[]) {
+export async function insertTransfers(
+  client: PoolClient,
+  chainId: number,
+  logs: readonly Erc20TransferLog[],
+) {
   if (logs.length === 0) return 0;
   const { rows } = await client.query<{ inserted: number }>(
     `WITH input AS (
@@ -59,7 +63,11 @@ export async function insertTransfers(client: PoolClient, chainId: number, logs:
  * Deletes every transfer above `height` and takes it back out of balances and supply, in the
  * caller's transaction (a reorganisation's rollback). Returns the number of rows removed.
  */
-export async function deleteTransfersAbove(client: PoolClient, chainId: number, height: bigint): Promise<number> {
+export async function deleteTransfersAbove(
+  client: PoolClient,
+  chainId: number,
+  height: bigint,
+): Promise<number> {
   const { rows } = await client.query<{ deleted: number }>(
     `WITH gone AS (
        DELETE FROM ledger_erc20_transfers WHERE chain_id = $1 AND block_number > $2

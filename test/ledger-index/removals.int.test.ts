@@ -67,7 +67,15 @@ describe("a contract removed from the scope", () => {
     });
     await anvil.test.request({
       method: "anvil_reorg" as never,
-      params: [9, [[mint(5n), 0], [mint(6n), 1], [mint(7n), 6], [mint(8n), 8]]] as never,
+      params: [
+        9,
+        [
+          [mint(5n), 0],
+          [mint(6n), 1],
+          [mint(7n), 6],
+          [mint(8n), 8],
+        ],
+      ] as never,
     });
     await driver.catchUp(fence);
     const after = await heights();
@@ -105,7 +113,9 @@ describe("a contract removed from the scope", () => {
     });
     expect(swap.removed.removedHeight).toBe(next.block - 1n);
     expect(swap.added.address).toBe(next.token);
-    await expect(driver.scope.add({ ...acme(), kind: "erc721" as never, fromHeight: 0n })).rejects.toMatchObject({
+    await expect(
+      driver.scope.add({ ...acme(), kind: "erc721" as never, fromHeight: 0n }),
+    ).rejects.toMatchObject({
       code: "LEDGER_SCOPE_INVALID",
     });
     await expect(driver.scope.remove({ ...acme(), orgId: "other" }, 1n)).rejects.toMatchObject({

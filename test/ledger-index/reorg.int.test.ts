@@ -7,7 +7,12 @@ import {
   balancesFromNode,
   deployerWallet,
   deployToken,
-  HOLDERS, dumpIndex, ledgerDriver, mintSome, takeChainShard } from "./support/ledger-world.js";
+  dumpIndex,
+  HOLDERS,
+  ledgerDriver,
+  mintSome,
+  takeChainShard,
+} from "./support/ledger-world.js";
 
 /**
  * Reorganisations (docs/ledger-index.md, "Live tail"): a real anvil reorganises the chain under an
@@ -28,7 +33,13 @@ beforeAll(async () => {
   const deployed = await deployToken(anvil);
   token = deployed.token;
   driver = ledgerDriver(db.pool, anvil, SETTINGS);
-  await driver.scope.add({ chainId: anvil.chainId, orgId: "acme", address: token, kind: "erc20", fromHeight: deployed.block });
+  await driver.scope.add({
+    chainId: anvil.chainId,
+    orgId: "acme",
+    address: token,
+    kind: "erc20",
+    fromHeight: deployed.block,
+  });
   await mintSome(anvil, token, 30);
   fence = await takeChainShard(db.pool, anvil.chainId, "tail-a");
   await driver.catchUp(fence);
@@ -45,7 +56,13 @@ async function indexFromScratch() {
   try {
     const again = ledgerDriver(fresh.pool, anvil, SETTINGS);
     const deployedAt = (await driver.scope.rowsFor(anvil.chainId, "acme", token))[0]?.addedHeight ?? 0n;
-    await again.scope.add({ chainId: anvil.chainId, orgId: "acme", address: token, kind: "erc20", fromHeight: deployedAt });
+    await again.scope.add({
+      chainId: anvil.chainId,
+      orgId: "acme",
+      address: token,
+      kind: "erc20",
+      fromHeight: deployedAt,
+    });
     await again.catchUp(await takeChainShard(fresh.pool, anvil.chainId, "scratch"));
     return await dumpIndex(fresh.pool, anvil.chainId);
   } finally {
@@ -54,7 +71,9 @@ async function indexFromScratch() {
 }
 
 async function lastReorgDepth(): Promise<number> {
-  const { rows } = await db.pool.query("SELECT last_reorg_depth FROM ledger_chains WHERE chain_id = $1", [anvil.chainId]);
+  const { rows } = await db.pool.query("SELECT last_reorg_depth FROM ledger_chains WHERE chain_id = $1", [
+    anvil.chainId,
+  ]);
   return rows[0].last_reorg_depth;
 }
 
@@ -80,7 +99,13 @@ describe("the live tail under reorganisations", () => {
     // Replace the last 4 blocks with a branch holding two different mints.
     await anvil.test.request({
       method: "anvil_reorg" as never,
-      params: [4, [[mint(HOLDERS[0] as string, 777n), 0], [mint(HOLDERS[1] as string, 888n), 2]]] as never,
+      params: [
+        4,
+        [
+          [mint(HOLDERS[0] as string, 777n), 0],
+          [mint(HOLDERS[1] as string, 888n), 2],
+        ],
+      ] as never,
     });
     await driver.catchUp(fence);
     expect(await lastReorgDepth()).toBeGreaterThanOrEqual(4);

@@ -62,14 +62,17 @@ function replica(w: World, id: string, env: Record<string, string> = {}): TestPr
 }
 
 async function chainOwner(w: World): Promise<string | undefined> {
-  const { rows } = await w.db.pool.query("SELECT owner_id FROM shard_owners WHERE domain = 'indexer' AND shard = 0");
+  const { rows } = await w.db.pool.query(
+    "SELECT owner_id FROM shard_owners WHERE domain = 'indexer' AND shard = 0",
+  );
   return rows[0]?.owner_id;
 }
 
 async function indexedHeight(w: World): Promise<bigint> {
-  const { rows } = await w.db.pool.query("SELECT indexed_height::text AS h FROM ledger_chains WHERE chain_id = $1", [
-    w.anvil.chainId,
-  ]);
+  const { rows } = await w.db.pool.query(
+    "SELECT indexed_height::text AS h FROM ledger_chains WHERE chain_id = $1",
+    [w.anvil.chainId],
+  );
   return rows[0] ? BigInt(rows[0].h) : -1n;
 }
 
@@ -100,7 +103,9 @@ describe("indexer replicas", () => {
     const atKill = await indexedHeight(w);
     expect(atKill).toBeLessThan(head);
     await waitUntil("the other replica owns the chain", async () => (await chainOwner(w)) !== first);
-    await waitUntil("the index at the head", async () => (await indexedHeight(w)) === head, { timeoutMs: 60_000 });
+    await waitUntil("the index at the head", async () => (await indexedHeight(w)) === head, {
+      timeoutMs: 60_000,
+    });
     await expectIndexEqualsNode(w);
     const survivor = first === "tail-a" ? b : a;
     expect(survivor.stdout()).toContain("ledger live tail started");
@@ -114,7 +119,10 @@ describe("indexer replicas", () => {
     await waitUntil("frozen-a owns the chain", async () => (await chainOwner(w)) === "frozen-a");
     const b = replica(w, "peer-b", env);
     await b.waitFor(/"event":"ready"/);
-    await waitUntil("the index at the head", async () => (await indexedHeight(w)) === (await w.anvil.public.getBlockNumber()));
+    await waitUntil(
+      "the index at the head",
+      async () => (await indexedHeight(w)) === (await w.anvil.public.getBlockNumber()),
+    );
     // Hold a's next batch just before its commit, then freeze it there.
     a.signal("SIGUSR2");
     await mintSome(w.anvil, w.token, 3, 7);
@@ -125,7 +133,9 @@ describe("indexer replicas", () => {
       `SELECT pg_terminate_backend(r.backend_pid) FROM replicas r
        JOIN pg_stat_activity s ON s.pid = r.backend_pid WHERE r.id = 'frozen-a'`,
     );
-    await waitUntil("peer-b owns the chain", async () => (await chainOwner(w)) === "peer-b", { timeoutMs: 20_000 });
+    await waitUntil("peer-b owns the chain", async () => (await chainOwner(w)) === "peer-b", {
+      timeoutMs: 20_000,
+    });
     const head = await w.anvil.public.getBlockNumber();
     await waitUntil("peer-b indexed the held blocks", async () => (await indexedHeight(w)) === head);
     a.signal("SIGCONT");
@@ -150,7 +160,9 @@ describe("indexer replicas", () => {
     await waitUntil(
       "every range completed",
       async () => {
-        const { rows } = await w.db.pool.query("SELECT count(*)::int AS open FROM ledger_ranges WHERE completed_at IS NULL");
+        const { rows } = await w.db.pool.query(
+          "SELECT count(*)::int AS open FROM ledger_ranges WHERE completed_at IS NULL",
+        );
         const total = await w.db.pool.query("SELECT count(*)::int AS n FROM ledger_ranges");
         return total.rows[0].n > 0 && rows[0].open === 0;
       },
@@ -168,7 +180,10 @@ describe("indexer replicas", () => {
       .filter((line) => line.includes("ledger range completed"))
       .map((line) => JSON.parse(line).rangeId as string);
     expect(completions.sort()).toEqual(rows.map((r) => r.id).sort());
-    await waitUntil("the index at the head", async () => (await indexedHeight(w)) === (await w.anvil.public.getBlockNumber()));
+    await waitUntil(
+      "the index at the head",
+      async () => (await indexedHeight(w)) === (await w.anvil.public.getBlockNumber()),
+    );
     await expectIndexEqualsNode(w);
   });
 });

@@ -199,7 +199,13 @@ async function settle(
   const verdict = finality.status === "success" ? "confirmed" : "reverted";
   ctx.progress({ milestone: 3, stage: "final", hash: included.hash, verdict });
   if (input.readAfterWrite && (await waitForIndexed(ctx, input.chainId, included.blockNumber)).indexed)
-    ctx.progress({ milestone: 4, stage: "indexed", hash: included.hash, verdict, blockNumber: included.blockNumber });
+    ctx.progress({
+      milestone: 4,
+      stage: "indexed",
+      hash: included.hash,
+      verdict,
+      blockNumber: included.blockNumber,
+    });
   return verdict;
 }
 

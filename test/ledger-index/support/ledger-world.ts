@@ -67,7 +67,9 @@ export async function mintSome(anvil: Anvil, token: Address, count: number, salt
 /** A chain handle on `anvil` with the given finality depth. */
 export function anvilChains(anvil: Anvil, depth = 2): ChainClients {
   return new ChainClients({
-    chains: [chainSchema.parse({ id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], finality: { depth } })],
+    chains: [
+      chainSchema.parse({ id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], finality: { depth } }),
+    ],
     durable: { confirmationWatcher: { intervalMs: 250 } } as never,
   });
 }
@@ -85,7 +87,11 @@ export async function takeChainShard(pool: pg.Pool, chainId: number, owner: stri
 }
 
 /** The in-process index of one database on one anvil: drives tail steps and catch-up by hand. */
-export function ledgerDriver(pool: pg.Pool, anvil: Anvil, settings = { batchBlocks: 7, rangeBlocks: 20, depth: 2 }) {
+export function ledgerDriver(
+  pool: pg.Pool,
+  anvil: Anvil,
+  settings = { batchBlocks: 7, rangeBlocks: 20, depth: 2 },
+) {
   const chain = anvilChains(anvil, settings.depth).get(anvil.chainId);
   const reader = new ChainReader(chain.public, chain.config.finality);
   const tail: LiveTailOptions = {
