@@ -11,6 +11,7 @@ import type { RetentionPolicy } from "../retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../retention/schedule-run-retention.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
+import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
 import { rebuildRollups } from "./monitoring-rollups.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
@@ -75,7 +76,9 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
       },
     },
-    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds),
+    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds, () =>
+      new PgLedgerReads(pool).health(),
+    ),
     {
       name: SCHEDULE_NAMES.retention,
       cadence: { kind: "cron", pattern: RETENTION_PATTERN, tz: "UTC", periodMs: 86_400_000 },
