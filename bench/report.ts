@@ -29,6 +29,8 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   latenessMsP99: { unit: "ms", better: "lower" },
   commandsPerSec: { unit: "cmd/s", better: "higher" },
   orderingViolations: { unit: "count", better: "lower" },
+  logsPerSec: { unit: "logs/s", better: "higher" },
+  blocksPerSec: { unit: "blocks/s", better: "higher" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -70,6 +72,14 @@ export const TARGETS: readonly Target[] = [
   { workload: "W8", text: "lateness p99 ≤ 100 ms", figure: "latenessMsP99", op: "<=", value: 100 },
   { workload: "W9", text: "≥ 5,000 commands/s", figure: "commandsPerSec", op: ">=", value: 5000 },
   { workload: "W9", text: "0 ordering violations", figure: "orderingViolations", op: "==", value: 0 },
+  {
+    workload: "W10",
+    text: "≥ 50% of the floor (logs/s, one replica)",
+    figure: "logsPerSec",
+    against: "floor",
+    op: ">=",
+    value: 0.5,
+  },
 ];
 
 export interface TargetResult {
