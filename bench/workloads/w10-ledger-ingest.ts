@@ -9,6 +9,7 @@ import { chainShardKey, LedgerIndexer } from "../../src/ledger-index/ledger-inde
 import { createLogger } from "../../src/observability/logger.js";
 import { bumpOwnerEpoch } from "../../src/ownership/owner-epoch.js";
 import { shardOf } from "../../src/ownership/shard-map.js";
+import { transferColumns } from "../../src/store/pg-ledger-transfers.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../test/support/anvil.js";
 import { nowMs } from "../lib/concurrency.js";
 import { measure, notMeasured, type SystemResult, type Workload } from "./types.js";
@@ -57,7 +58,7 @@ export const w10LedgerIngest: Workload = {
           indexAll(pool, anvil, token, 2, settings, 2),
         );
         const tail = await withDatabase(ctx, "w10-tail", (pool) =>
-          indexAll(pool, anvil, token, 1_000_000, settings, 1),
+          indexAll(pool, anvil, token, 10_000, settings, 1),
         );
         return {
           status: "ok",
@@ -160,17 +161,7 @@ async function floorLoop(pool: pg.Pool, anvil: Anvil, token: Address, head: bigi
       `INSERT INTO ledger_erc20_transfers (chain_id, block_number, log_index, block_hash, tx_hash, token, from_address, to_address, value)
        SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::numeric[])
        ON CONFLICT DO NOTHING`,
-      [
-        anvil.chainId,
-        logs.map((l) => l.blockNumber.toString()),
-        logs.map((l) => l.logIndex),
-        logs.map((l) => l.blockHash),
-        logs.map((l) => l.txHash),
-        logs.map((l) => l.token),
-        logs.map((l) => l.from),
-        logs.map((l) => l.to),
-        logs.map((l) => l.value.toString()),
-      ],
+      [anvil.chainId, ...transferColumns(logs)],
     );
   }
   return nowMs() - begun;

@@ -44,19 +44,26 @@ export async function insertTransfers(
        RETURNING token, from_address, to_address, value
      ), ${FOLD_CTES}
      SELECT (SELECT count(*) FROM inserted)::int AS inserted`,
-    [
-      chainId,
-      logs.map((l) => l.blockNumber.toString()),
-      logs.map((l) => l.logIndex),
-      logs.map((l) => l.blockHash),
-      logs.map((l) => l.txHash),
-      logs.map((l) => l.token),
-      logs.map((l) => l.from),
-      logs.map((l) => l.to),
-      logs.map((l) => l.value.toString()),
-    ],
+    [chainId, ...transferColumns(logs)],
   );
   return rows[0]?.inserted ?? 0;
+}
+
+/**
+ * The logs as the eight column arrays `unnest` takes, in the order block_number, log_index,
+ * block_hash, tx_hash, token, from_address, to_address, value (types bigint, int, text × 5, numeric).
+ */
+export function transferColumns(logs: readonly Erc20TransferLog[]): unknown[] {
+  return [
+    logs.map((l) => l.blockNumber.toString()),
+    logs.map((l) => l.logIndex),
+    logs.map((l) => l.blockHash),
+    logs.map((l) => l.txHash),
+    logs.map((l) => l.token),
+    logs.map((l) => l.from),
+    logs.map((l) => l.to),
+    logs.map((l) => l.value.toString()),
+  ];
 }
 
 /**

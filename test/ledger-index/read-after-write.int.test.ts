@@ -1,14 +1,11 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { createPlatformApi } from "../../src/api/platform-api.js";
-import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
 import { bindIndexedHeights } from "../../src/ledger-index/wait-for-indexed.js";
 import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
 import { PgLedgerScope } from "../../src/store/pg-ledger-scope.js";
-import { type ChainWorld, startChainWorld } from "../chain/support/chain-world.js";
+import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
 import {
   balancesFromNode,
@@ -91,16 +88,7 @@ describe("waitForIndexed in the transaction lifecycle", () => {
 
 describe("GET /v1/chains/{chainId}/tokens/{address}/balances/{holder}", () => {
   it("answers the key's organisation's tracked tokens from the index, and nothing of others", async () => {
-    const api = createPlatformApi({
-      settings: world.engine.config.api,
-      pool: world.engine.pool,
-      redis: world.engine.producerRedis,
-      prefix: world.engine.config.redisPrefix,
-      registry: new WorkflowRegistry([chainTransaction]),
-      logger: world.engine.logger,
-      readiness: {},
-      health: { draining: false },
-    });
+    const api = chainWorldApi(world);
     const key = async (orgId: string) =>
       (await issueApiKey(api.keys, { orgId, role: "integrator", name: orgId, subject: `ops@${orgId}` })).key;
     const [acme, globex] = [await key("acme"), await key("globex")];

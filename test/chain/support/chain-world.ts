@@ -1,5 +1,6 @@
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { createPlatformApi } from "../../../src/api/platform-api.js";
 import { bindChainRuntime, entityNonceReserver } from "../../../src/chain/lifecycle/chain-runtime.js";
 import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import { nonceEntity } from "../../../src/chain/nonce-entity.js";
@@ -12,6 +13,7 @@ import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmatio
 import { chainSchema } from "../../../src/config/chains-schema.js";
 import { Secret } from "../../../src/config/secret.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
+import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
 import { executionOrg } from "../../../src/store/chain-watch-sql.js";
@@ -156,4 +158,18 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       await anvil.stop();
     },
   };
+}
+
+/** The Platform API on the world's engine, with the lifecycle workflow registered (close it after). */
+export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatformApi> {
+  return createPlatformApi({
+    settings: world.engine.config.api,
+    pool: world.engine.pool,
+    redis: world.engine.producerRedis,
+    prefix: world.engine.config.redisPrefix,
+    registry: new WorkflowRegistry([chainTransaction]),
+    logger: world.engine.logger,
+    readiness: {},
+    health: { draining: false },
+  });
 }
