@@ -148,12 +148,15 @@ describe("indexer replicas", () => {
   });
 
   it("two replicas share the catch-up ranges; a killed one's range is completed by the other, every range once", async () => {
-    // Depth 2: nearly the whole chain is settled history, split into ranges of 30 blocks.
+    // Depth 2: nearly the whole chain is settled history, split into ranges of 15 blocks (3 commits
+    // each). Replica a alone first: it completes its first range and holds inside its second
+    // (its third commit that does not complete a range); then b joins, and a is killed.
     const w = await world(60, 4);
-    const env = { DEPTH: "2", BATCH_BLOCKS: "5", RANGE_BLOCKS: "30", LEASE_MS: "1500" };
-    const a = replica(w, "ranges-a", { ...env, HOLD_AT_RANGE_COMMIT: "8" });
-    const b = replica(w, "ranges-b", env);
+    const env = { DEPTH: "2", BATCH_BLOCKS: "5", RANGE_BLOCKS: "15", LEASE_MS: "1500" };
+    const a = replica(w, "ranges-a", { ...env, HOLD_AT_RANGE_COMMIT: "3" });
     const held = await a.waitFor(/"event":"range-held","rangeId":"(\d+)"/, 60_000);
+    const b = replica(w, "ranges-b", env);
+    await b.waitFor(/"event":"ready"/);
     a.signal("SIGKILL");
     await a.exit;
     const rangeId = held[1] as string;
