@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChainReader } from "../../src/ledger-index/chain-reader.js";
+import { tailStep } from "../../src/ledger-index/live-tail.js";
 import type { ShardFence } from "../../src/ownership/owner-epoch.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
@@ -126,5 +128,26 @@ describe("the live tail under reorganisations", () => {
     const final = await dumpIndex(db.pool, anvil.chainId);
     expect(final).not.toEqual(branchA);
     expect(final).toEqual(await indexFromScratch());
+  });
+});
+
+describe("the live tail's anchor", () => {
+  it('is the node\'s finalized block under finality "finalized", and head + 1 - depth under a depth', async () => {
+    await anvil.mine(80);
+    const head = await anvil.public.getBlockNumber();
+    const finalized = (await anvil.public.getBlock({ blockTag: "finalized" })).number;
+    expect(finalized).toBeLessThan(head);
+    const fresh = await createTestDatabase();
+    try {
+      const fence = await takeChainShard(fresh.pool, anvil.chainId, "anchor");
+      const byTag = ledgerDriver(fresh.pool, anvil, SETTINGS).tail;
+      await tailStep({ ...byTag, reader: new ChainReader(byTag.reader.client, "finalized") }, fence);
+      expect(await byTag.index.cursor(anvil.chainId)).toMatchObject({ height: finalized });
+      await fresh.pool.query("DELETE FROM ledger_chains; DELETE FROM ledger_blocks");
+      await tailStep(byTag, fence);
+      expect(await byTag.index.cursor(anvil.chainId)).toMatchObject({ height: head + 1n - 12n });
+    } finally {
+      await fresh.drop();
+    }
   });
 });
