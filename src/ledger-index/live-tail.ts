@@ -77,6 +77,7 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
     scopeIds: scope.map((row) => row.id),
     head: { height: head.height, time: head.time },
     rangeBlocks: options.rangeBlocks,
+    pruneBelow: min(await reader.settledHeight(head), cursor.height),
   };
   await options.beforeCommit?.(batch);
   const committed = await index.commitBatch(fence, chainId, batch);

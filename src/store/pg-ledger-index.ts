@@ -37,6 +37,12 @@ export interface TailBatch {
   head: LedgerHead;
   /** Blocks per spawned catch-up range. */
   rangeBlocks: number;
+  /**
+   * Stored blocks below this height are deleted with the batch: they are settled, so no rollback
+   * can reach them and no catch-up log needs checking against them. Keeps `ledger_blocks` to about
+   * the finality window.
+   */
+  pruneBelow: bigint;
 }
 
 /**
@@ -111,6 +117,10 @@ export class PgLedgerIndex {
       const first = batch.blocks[0] as LedgerBlock;
       const ranges = await spawnRanges(client, chainId, batch.scopeIds, first.height - 1n, batch.rangeBlocks);
       const transfers = await insertTransfers(client, chainId, batch.logs);
+      await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1 AND height < $2", [
+        chainId,
+        batch.pruneBelow.toString(),
+      ]);
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
            head_height = $5, head_block_time = $6, updated_at = now() WHERE chain_id = $1`,

@@ -131,6 +131,19 @@ describe("the live tail under reorganisations", () => {
   });
 });
 
+describe("the stored blocks", () => {
+  it("keep about the finality window: settled blocks are pruned with each batch", async () => {
+    await anvil.mine(60);
+    await driver.catchUp(fence);
+    const { rows } = await db.pool.query(
+      "SELECT min(height)::int AS low, max(height)::int AS high FROM ledger_blocks WHERE chain_id = $1",
+      [anvil.chainId],
+    );
+    expect(rows[0].high).toBe(Number(await anvil.public.getBlockNumber()));
+    expect(rows[0].high - rows[0].low).toBeLessThan(SETTINGS.depth + SETTINGS.batchBlocks);
+  });
+});
+
 describe("the live tail's anchor", () => {
   it('is the node\'s finalized block under finality "finalized", and head + 1 - depth under a depth', async () => {
     await anvil.mine(80);
