@@ -59,3 +59,22 @@ export async function waitForIndexed(
   });
   return { indexed: "satisfied" in result };
 }
+
+/**
+ * The transaction lifecycle's milestone 4: after finality, waits for the index (`waitForIndexed`)
+ * and reports `{ milestone: 4, stage: "indexed" }`; past the wait's timeout the progress stays at
+ * milestone 3 (the write itself is settled either way).
+ */
+export async function reportIndexed(
+  ctx: WorkflowContext,
+  write: { chainId: number; blockNumber: string; hash: string; verdict: string },
+): Promise<void> {
+  if (!(await waitForIndexed(ctx, write.chainId, write.blockNumber)).indexed) return;
+  ctx.progress({
+    milestone: 4,
+    stage: "indexed",
+    hash: write.hash,
+    verdict: write.verdict,
+    blockNumber: write.blockNumber,
+  });
+}

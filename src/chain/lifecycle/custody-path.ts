@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
+import { reportIndexed } from "../../ledger-index/wait-for-indexed.js";
 import type { ChainRef } from "../../values/index.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import type { CustodyIntent, CustodySigner, CustodyState } from "../signers/signer.js";
@@ -123,6 +124,8 @@ async function confirm(
     if (finality.outcome === "reorged") continue;
     const verdict = finality.status === "success" ? ("confirmed" as const) : ("reverted" as const);
     ctx.progress({ milestone: 3, stage: "final", hash, verdict });
+    if (input.readAfterWrite)
+      await reportIndexed(ctx, { chainId: input.chainId, blockNumber: included.blockNumber, hash, verdict });
     return {
       verdict,
       hash,

@@ -4,7 +4,7 @@ import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
 import { defineWorkflow } from "../../engine/workflow.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { waitForIndexed } from "../../ledger-index/wait-for-indexed.js";
+import { reportIndexed } from "../../ledger-index/wait-for-indexed.js";
 import { type ChainRef, defineChain } from "../../values/index.js";
 import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
@@ -198,13 +198,12 @@ async function settle(
   }
   const verdict = finality.status === "success" ? "confirmed" : "reverted";
   ctx.progress({ milestone: 3, stage: "final", hash: included.hash, verdict });
-  if (input.readAfterWrite && (await waitForIndexed(ctx, input.chainId, included.blockNumber)).indexed)
-    ctx.progress({
-      milestone: 4,
-      stage: "indexed",
+  if (input.readAfterWrite)
+    await reportIndexed(ctx, {
+      chainId: input.chainId,
+      blockNumber: included.blockNumber,
       hash: included.hash,
       verdict,
-      blockNumber: included.blockNumber,
     });
   return verdict;
 }
