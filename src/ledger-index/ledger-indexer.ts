@@ -130,7 +130,8 @@ export class LedgerIndexer {
     while (!lease.signal.aborted) {
       try {
         const step = await tailStep(tail, lease);
-        if (step.kind === "idle") await pause(settings.pollIntervalMs, lease.signal);
+        // Nothing new, or the chain moved while a batch was read: ask again after the poll interval.
+        if (step.kind === "idle" || step.kind === "retry") await pause(settings.pollIntervalMs, lease.signal);
       } catch (error) {
         if (isStaleEpoch(error)) {
           this.logger.warn("ledger write refused: stale owner epoch", {
