@@ -59,9 +59,15 @@ async function balance(): Promise<string | undefined> {
 
 describe("catch-up range leases", () => {
   it("refuse a commit under a superseded epoch, re-offer an expired lease at its cursor, and complete once", async () => {
-    const first = await ranges.claim([CHAIN], "a", 50);
+    const first = await ranges.claim([CHAIN], "a", 60_000);
     expect(first).toMatchObject({ nextBlock: 0n, epoch: "1" });
-    const progressed = await ranges.commit(first as NonNullable<typeof first>, 4n, [mint(2, 7n)], "a", 50);
+    const progressed = await ranges.commit(
+      first as NonNullable<typeof first>,
+      4n,
+      [mint(2, 7n)],
+      "a",
+      60_000,
+    );
     expect(progressed.completed).toBe(false);
     expect(await ranges.claim([CHAIN], "b", 60_000)).toBeNull();
 
@@ -70,7 +76,7 @@ describe("catch-up range leases", () => {
     const second = await ranges.claim([CHAIN], "b", 60_000);
     expect(second).toMatchObject({ nextBlock: 5n, epoch: "2" });
 
-    await expect(ranges.commit(progressed, 9n, [mint(6, 1000n)], "a", 50)).rejects.toMatchObject({
+    await expect(ranges.commit(progressed, 9n, [mint(6, 1000n)], "a", 60_000)).rejects.toMatchObject({
       code: "LEDGER_RANGE_LEASE_LOST",
     });
     expect(await balance()).toBe("7");
