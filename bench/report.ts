@@ -35,6 +35,8 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   refusalRate: { unit: "share", better: "lower" },
   p99OffOverOn: { unit: "×", better: "higher" },
   otherAnswers: { unit: "count", better: "lower" },
+  logsPerSec: { unit: "logs/s", better: "higher" },
+  blocksPerSec: { unit: "blocks/s", better: "higher" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -90,6 +92,14 @@ export const TARGETS: readonly Target[] = [
     figure: "otherAnswers.on",
     op: "==",
     value: 0,
+  },
+  {
+    workload: "W12",
+    text: "≥ 50% of the floor (logs/s, one replica)",
+    figure: "logsPerSec",
+    against: "floor",
+    op: ">=",
+    value: 0.5,
   },
 ];
 

@@ -25,7 +25,8 @@ import { w7Memory } from "./workloads/w7-memory.js";
 import { w8Timers } from "./workloads/w8-timers.js";
 import { w9Keyed } from "./workloads/w9-keyed.js";
 import { w10ChainTransfers } from "./workloads/w10-chain-transfers.js";
-import { w10Admission } from "./workloads/w13-admission.js";
+import { w12LedgerIngest } from "./workloads/w12-ledger-ingest.js";
+import { w13Admission } from "./workloads/w13-admission.js";
 
 const WORKLOADS: readonly Workload[] = [
   w1Serial,
@@ -39,7 +40,8 @@ const WORKLOADS: readonly Workload[] = [
   w9Keyed,
   w10ChainTransfers,
   p1PrismaHotPath,
-  w10Admission,
+  w13Admission,
+  w12LedgerIngest,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));

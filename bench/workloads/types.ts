@@ -15,6 +15,7 @@ export const WORKLOAD_IDS = [
   "W8",
   "W9",
   "W10",
+  "W12",
   "W13",
   "P1",
 ] as const;

@@ -157,7 +157,7 @@ async function run(
  * with it the excess is refused at once (503 + Retry-After) and accepted requests keep a bounded
  * p99. `p99OffOverOn` is the figure to watch, `otherAnswers.on` must stay 0.
  */
-export const w10Admission: Workload = {
+export const w13Admission: Workload = {
   id: "W13",
   title: "admission past saturation",
   async run(ctx) {

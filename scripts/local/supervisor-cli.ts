@@ -95,7 +95,7 @@ function parse(argv: readonly string[]) {
 export function rolePortsFromConfig(config: {
   api: Pick<TenorConfig["api"], "port">;
   runner: TenorConfig["runner"];
-  indexer: TenorConfig["indexer"];
+  indexer: Pick<TenorConfig["indexer"], "healthPort">;
 }): Record<SupervisedRole, number> {
   return { api: config.api.port, runner: config.runner.healthPort, indexer: config.indexer.healthPort };
 }

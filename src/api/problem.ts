@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from "express";
 import { CHAIN_ERRORS } from "../chain/chain-error-codes.js";
 import { ENGINE_ERRORS } from "../engine/error-codes.js";
+import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import { API_ERRORS } from "./api-error-codes.js";
@@ -53,6 +54,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
   [CHAIN_ERRORS.CHAIN_UNKNOWN]: 404,
+  [LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND]: 404,
 };
 
 const TITLES: Readonly<Record<number, string>> = {

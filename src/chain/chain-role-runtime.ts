@@ -8,7 +8,9 @@ import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { executionOrg } from "../store/chain-watch-sql.js";
+import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { bindIndexedHeights } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
@@ -35,6 +37,9 @@ export function createRunnerChainRuntime(options: {
     reserveNonce: entityNonceReserver(options.entities),
     executionOrg: (id) => executionOrg(options.pool, id),
   });
+  const unbindIndexed = bindIndexedHeights((chainId) =>
+    new PgLedgerReads(options.pool).indexedHeight(chainId),
+  );
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({
@@ -62,6 +67,7 @@ export function createRunnerChainRuntime(options: {
     async stop() {
       await watcher.stop();
       unbind();
+      unbindIndexed();
     },
   };
 }

@@ -28,6 +28,14 @@ const connectionUrl = (scheme: string[]) =>
       `must be a URL starting with ${scheme.join(":// or ")}://`,
     );
 
+const intBetween = (min: number, max: number, fallback: number) =>
+  z.coerce
+    .number()
+    .int("must be an integer")
+    .min(min, `${min} ≤ v ≤ ${max}`)
+    .max(max, `${min} ≤ v ≤ ${max}`)
+    .default(fallback);
+
 /** Blockchain health cadence: whole minutes at or above 60 s, a divisor of 60 below it. */
 const healthIntervalSeconds = z.coerce
   .number()
@@ -187,9 +195,25 @@ export const configSchema = z
       .strict()
       .default({ healthPort: 3001 }),
     indexer: z
-      .object({ healthPort: port(3002) })
+      .object({
+        healthPort: port(3002),
+        /** Ledger Index (docs/ledger-index.md): how often an idle live tail asks for a new head, in ms. */
+        pollIntervalMs: intBetween(50, 60_000, 1_000),
+        /** Most blocks one live-tail batch (and one catch-up cursor commit) covers. */
+        batchBlocks: intBetween(1, 10_000, 100),
+        /** Blocks per historical catch-up range (the unit a replica leases). */
+        rangeBlocks: intBetween(1, 1_000_000, 2_000),
+        /** A catch-up lease's lifetime, in ms; each cursor commit renews it, an expired one is offered again. */
+        leaseMs: intBetween(500, 600_000, 30_000),
+      })
       .strict()
-      .default({ healthPort: 3002 }),
+      .default({
+        healthPort: 3002,
+        pollIntervalMs: 1_000,
+        batchBlocks: 100,
+        rangeBlocks: 2_000,
+        leaseMs: 30_000,
+      }),
     shutdown: z
       .object({
         /** Bounded drain after SIGTERM, in milliseconds; past it the process exits 1. */

@@ -19,4 +19,10 @@ export const METRIC_NAMES = {
   apiAdmissionRefusals: "tenor_api_admission_refusals_total",
   keyedLaneDepth: "tenor_keyed_lane_depth",
   shardsOwned: "tenor_shards_owned",
+  ledgerHeadHeight: "tenor_ledger_head_height",
+  ledgerIndexedHeight: "tenor_ledger_indexed_height",
+  ledgerLagBlocks: "tenor_ledger_lag_blocks",
+  ledgerLagSeconds: "tenor_ledger_lag_seconds",
+  ledgerLastReorgDepth: "tenor_ledger_last_reorg_depth",
+  ledgerReorgs: "tenor_ledger_reorgs_total",
 } as const;

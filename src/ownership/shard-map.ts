@@ -1,3 +1,5 @@
+import type { ShardDomain } from "../store/shard-fence.js";
+
 /**
  * Mapping work to shards (docs/ownership.md, "Shards"): `hash(key) mod durable.sharding.shardCount`.
  *
@@ -32,9 +34,7 @@ export function shardOf(key: string, shardCount: number): number {
   return fnv1a32(key) % shardCount;
 }
 
-/** Ownership domains: each role that owns shards has its own shard space. */
-export const SHARD_DOMAINS = ["runner", "indexer"] as const;
-export type ShardDomain = (typeof SHARD_DOMAINS)[number];
+export { SHARD_DOMAINS, type ShardDomain } from "../store/shard-fence.js";
 
 /**
  * First key of the two-int advisory lock `pg_try_advisory_lock(namespace, shard)` per domain.

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Pool } from "pg";
+import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import {
@@ -13,8 +14,7 @@ import {
   unlockAllShards,
   unlockShard,
 } from "../store/pg-shard-ownership.js";
-import { bumpOwnerEpoch, type ShardFence } from "./owner-epoch.js";
-import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
+import { bumpOwnerEpoch, type ShardFence } from "../store/shard-fence.js";
 import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
 import { SHARD_LOCK_NAMESPACE, type ShardDomain, shardPreference } from "./shard-map.js";
 

@@ -1,33 +1,56 @@
+import { hostname } from "node:os";
+import { ChainClients } from "../chain/rpc-clients.js";
+import { LedgerIndexer } from "../ledger-index/ledger-indexer.js";
+import { registerLedgerMetrics } from "../ledger-index/ledger-metrics.js";
 import { startHealthServer } from "../observability/health-server.js";
+import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRoleShardOwner } from "./role-shard-owner.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
 /**
- * The indexer role. It owns the Ledger Index (docs/architecture.md, "Roles"); until per-chain
- * ingest lands it holds its connections, owns its share of the indexer shards (where ingest loops
- * will run) and reports health, so deployments and the supervisor treat it like the others.
+ * The indexer role: the Ledger Index (docs/ledger-index.md). Each configured chain's live tail runs
+ * on the replica owning that chain's indexer shard; every replica shares the historical catch-up
+ * ranges; the index's health is served as metrics on the health port.
  */
 export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
+  const chains = new ChainClients(ctx.config);
+  const onReorg = registerLedgerMetrics(ctx.metrics, () => new PgLedgerReads(ctx.deps.pool).health());
+  const indexer = new LedgerIndexer({
+    pool: ctx.deps.pool,
+    chains,
+    shardCount: ctx.config.durable.sharding.shardCount,
+    settings: ctx.config.indexer,
+    replicaId: `${hostname()}:${process.pid}`,
+    logger: ctx.logger,
+    onReorg,
+  });
   const shards = await startRoleShardOwner({
     config: ctx.config,
     deps: ctx.deps,
     domain: "indexer",
     logger: ctx.logger,
+    work: indexer.work,
     onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "indexer" }, owned.length),
   });
-  const { server } = await stopOnFailure(shards, () =>
-    startHealthServer({
-      port: ctx.config.indexer.healthPort,
-      checks: ctx.readiness,
-      state: ctx.health,
-      metrics: ctx.metrics.registry,
-    }),
+  const catchUp = indexer.startCatchUp();
+  const { server } = await stopOnFailure(
+    { stop: () => Promise.all([shards.stop(), catchUp.stop()]).then(() => undefined) },
+    () =>
+      startHealthServer({
+        port: ctx.config.indexer.healthPort,
+        checks: ctx.readiness,
+        state: ctx.health,
+        metrics: ctx.metrics.registry,
+      }),
   );
-  ctx.logger.info("indexer started", { healthPort: ctx.config.indexer.healthPort, chains: [] });
+  ctx.logger.info("indexer started", {
+    healthPort: ctx.config.indexer.healthPort,
+    chains: chains.all().map((c) => c.config.id),
+  });
   return {
     async stop() {
-      await shards.stop();
+      await Promise.all([shards.stop(), catchUp.stop()]);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -7,6 +7,7 @@ import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
+import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { rebuildRollups } from "../store/pg-monitoring-rollups.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {
@@ -78,7 +79,9 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
       },
     },
-    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds),
+    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds, () =>
+      new PgLedgerReads(pool).health(),
+    ),
     {
       name: SCHEDULE_NAMES.retention,
       cadence: { kind: "cron", pattern: RETENTION_PATTERN, tz: "UTC", periodMs: 86_400_000 },

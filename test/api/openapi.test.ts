@@ -30,6 +30,7 @@ describe("openapi.json", () => {
         "/v1/executions/{id}/signals/{name}",
         "/v1/executions/{id}/steps",
         "/v1/chains/{chainId}/transactions",
+        "/v1/chains/{chainId}/tokens/{address}/balances/{holder}",
         "/v1/platform/status",
         "/v1/audit",
         ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),

@@ -21,6 +21,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/keyed", "src/ownership", "src/retention"],
   ["src/schedules"],
   ["src/chain"],
+  ["src/ledger-index"],
   ["src/api"],
   ["src/roles"],
   ["workers"],

@@ -2,11 +2,9 @@ import request from "supertest";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { createPlatformApi } from "../../src/roles/platform-api.js";
+import type { createPlatformApi } from "../../src/roles/platform-api.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
-import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
+import { type ChainWorld, chainWorldApi, startChainWorld } from "./support/chain-world.js";
 
 /** `POST /v1/chains/{chainId}/transactions` end to end: the Platform API, the lifecycle, a real anvil. */
 
@@ -18,17 +16,7 @@ const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
 
 beforeAll(async () => {
   world = await startChainWorld({ file: import.meta.url });
-  api = createPlatformApi({
-    settings: world.engine.config.api,
-    pool: world.engine.pool,
-    redis: world.engine.producerRedis,
-    prefix: world.engine.config.redisPrefix,
-    registry: new WorkflowRegistry([chainTransaction]),
-    logger: world.engine.logger,
-    readiness: {},
-    health: { draining: false },
-    chainIds: [world.anvil.chainId],
-  });
+  api = chainWorldApi(world);
   acmeKey = (
     await issueApiKey(api.keys, { orgId: "acme", role: "integrator", name: "acme", subject: "ops@acme" })
   ).key;

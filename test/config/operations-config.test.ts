@@ -71,3 +71,32 @@ describe("api.admission", () => {
     ]);
   });
 });
+
+/** The Ledger Index's keys (`indexer.*`, docs/ledger-index.md). */
+describe("indexer", () => {
+  it("defaults to a 1 s poll, 100-block batches, 2,000-block ranges and 30 s leases", () => {
+    expect(loadConfig({ env: base }).indexer).toEqual({
+      healthPort: 3002,
+      pollIntervalMs: 1_000,
+      batchBlocks: 100,
+      rangeBlocks: 2_000,
+      leaseMs: 30_000,
+    });
+  });
+
+  it("refuses values out of range, each named", () => {
+    expect(
+      issuesOf(
+        {},
+        "indexer: { pollIntervalMs: 10, batchBlocks: 0, rangeBlocks: 1.5, leaseMs: 100 }\n",
+      ).sort(),
+    ).toEqual(
+      [
+        "indexer.batchBlocks = 0: 1 ≤ v ≤ 10000",
+        "indexer.leaseMs = 100: 500 ≤ v ≤ 600000",
+        "indexer.pollIntervalMs = 10: 50 ≤ v ≤ 60000",
+        "indexer.rangeBlocks = 1.5: must be an integer",
+      ].sort(),
+    );
+  });
+});

@@ -30,6 +30,8 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   // Keyed spaces (entities, workflows), and V8 heap spaces of prom-client's default metrics.
   space: /^[a-z_]+$/,
   domain: oneOf(["runner", "indexer"]),
+  // Configured EIP-155 chain ids (the Ledger Index gauges).
+  chain_id: /^[0-9]{1,12}$/,
   reason: oneOf(["pool_queue", "event_loop_lag", "in_flight"]),
   le: /^([0-9.e+-]+|\+Inf)$/,
   // prom-client's default process metrics.

@@ -11,6 +11,7 @@ import {
 } from "../../src/schedules/schedule-service.js";
 import { runScheduleTick } from "../../src/schedules/schedule-tick.js";
 import { type ScheduleJobData, upsertJobSchedulers } from "../../src/schedules/scheduler-upsert.js";
+import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
 import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";
@@ -159,14 +160,40 @@ describe("schedule ticks", () => {
     expect(run).toEqual([{ attempt: 2, outcome: "succeeded" }]);
   });
 
-  it("the blockchain health collector stub records an empty run: no chains configured", async () => {
+  it("the blockchain health collector records the Ledger Index's health per chain (empty while none is indexed)", async () => {
     const deps = { pool: db.pool, logger, runnerId: "health" };
-    const stub = blockchainHealthSchedule(15);
-    await registerSchedules(db.pool, [stub]);
-    expect(await runScheduleTick(deps, stub, new Date())).toBe("empty");
-    const { rows } = await db.pool.query(
-      "SELECT outcome, result FROM schedule_runs WHERE schedule = 'blockchain-health'",
+    const health = blockchainHealthSchedule(15, () => new PgLedgerReads(db.pool).health());
+    await registerSchedules(db.pool, [health]);
+    const firstWindow = new Date(Date.UTC(2026, 0, 1, 0, 0, 0));
+    expect(await runScheduleTick(deps, health, firstWindow)).toBe("empty");
+    await db.pool.query(
+      `INSERT INTO ledger_chains (chain_id, indexed_height, indexed_hash, indexed_block_time, head_height, head_block_time, last_reorg_depth)
+       VALUES (31337, 90, '0xaa', '2026-01-01T00:00:00Z', 100, '2026-01-01T00:00:20Z', 3)`,
     );
-    expect(rows).toEqual([{ outcome: "empty", result: { chains: 0, note: "no chains configured" } }]);
+    expect(await runScheduleTick(deps, health, new Date(firstWindow.getTime() + 15_000))).toBe("succeeded");
+    const { rows } = await db.pool.query(
+      "SELECT outcome, result FROM schedule_runs WHERE schedule = 'blockchain-health' ORDER BY window_start",
+    );
+    expect(rows).toEqual([
+      { outcome: "empty", result: { chains: 0, note: "no chains indexed" } },
+      {
+        outcome: "succeeded",
+        result: {
+          chains: 1,
+          maxLagBlocks: 10,
+          perChain: [
+            {
+              chainId: 31337,
+              headHeight: "100",
+              indexedHeight: "90",
+              lagBlocks: 10,
+              lagSeconds: 20,
+              lastReorgDepth: 3,
+              openRanges: 0,
+            },
+          ],
+        },
+      },
+    ]);
   });
 });

@@ -2,7 +2,7 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { ExecutionSchema } from "../executions/schemas.js";
 import { authProblems, problem, rolesNote } from "../openapi/common.js";
-import { ChainIdParams, TransactionBody } from "./schemas.js";
+import { ChainIdParams, TokenBalanceParams, TokenBalanceResource, TransactionBody } from "./schemas.js";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
@@ -39,6 +39,24 @@ export function registerChainsOpenApi(registry: OpenAPIRegistry): void {
       413: problem("PAYLOAD_TOO_LARGE."),
       415: problem("UNSUPPORTED_MEDIA_TYPE."),
       422: problem("IDEMPOTENCY_KEY_REUSED."),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/chains/{chainId}/tokens/{address}/balances/{holder}",
+    operationId: "getTokenBalance",
+    tags: ["chains"],
+    summary: "A holder's ERC-20 balance from the Ledger Index",
+    description:
+      "The balance and total supply folded from the token's Transfer logs as indexed, for a token the key's " +
+      "organisation tracks. `asOfBlock` is the indexed height; a token the organisation stopped tracking answers " +
+      `as of its removal height. ${rolesNote("read")}`,
+    request: { params: TokenBalanceParams },
+    responses: {
+      200: { description: "The balance.", content: json(TokenBalanceResource) },
+      400: problem("REQUEST_INVALID (field `errors`)."),
+      ...authProblems("read"),
+      404: problem("LEDGER_SCOPE_NOT_FOUND: the organisation does not track this token on this chain."),
     },
   });
 }

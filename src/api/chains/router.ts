@@ -2,9 +2,10 @@ import { Router } from "express";
 import type { ApiDeps } from "../api-deps.js";
 import { guard } from "../auth/authenticate.js";
 import { handler, jsonBody } from "../http.js";
+import { readTokenBalance } from "./balance-route.js";
 import { startTransaction } from "./transaction-route.js";
 
-/** The chains module: on-chain writes through the transaction lifecycle (docs/chains.md). */
+/** The chains module: on-chain writes through the transaction lifecycle (docs/chains.md) and Ledger Index reads. */
 export function chainsRouter(deps: ApiDeps): Router {
   const router = Router();
   router.post(
@@ -12,6 +13,11 @@ export function chainsRouter(deps: ApiDeps): Router {
     ...guard(deps.keys, "start"),
     ...jsonBody(deps.settings.bodyLimitBytes),
     handler(startTransaction(deps)),
+  );
+  router.get(
+    "/v1/chains/:chainId/tokens/:address/balances/:holder",
+    ...guard(deps.keys, "read"),
+    handler(readTokenBalance(deps)),
   );
   return router;
 }

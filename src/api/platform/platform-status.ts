@@ -2,6 +2,7 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { readScheduleStatuses } from "../../schedules/schedule-status.js";
+import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { anyPrincipalOf, guard } from "../auth/authenticate.js";
@@ -26,6 +27,18 @@ const ScheduleStatusSchema = z.object({
   lastError: z.string().nullable(),
   consecutiveFailures: z.number().int(),
   lateByMs: z.number().int(),
+});
+
+const LedgerChainSchema = z.object({
+  chainId: z.number().int(),
+  headHeight: z.string(),
+  indexedHeight: z.string(),
+  lagBlocks: z.number().int(),
+  lagSeconds: z.number(),
+  lastReorgDepth: z.number().int(),
+  lastReorgAt: z.string().nullable(),
+  openRanges: z.number().int(),
+  updatedAt: z.string(),
 });
 
 export const PlatformStatusSchema = z
@@ -55,6 +68,11 @@ export const PlatformStatusSchema = z
           waitingFor: z.array(WaitSchema).nullable(),
         }),
       ),
+    }),
+    chains: z.array(LedgerChainSchema).meta({
+      description:
+        "The Ledger Index per chain (platform-wide): head and fully indexed height, lag in blocks and in " +
+        "seconds of block time, the last reorganisation's depth, and open catch-up ranges.",
     }),
     schedules: z.array(ScheduleStatusSchema).meta({
       description:
@@ -96,6 +114,7 @@ export function platformRouter(deps: ApiDeps): Router {
           count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
           executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
         },
+        chains: await new PgLedgerReads(deps.pool).health(),
         schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
           ...schedule,
           lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
@@ -119,7 +138,8 @@ export function registerPlatformOpenApi(registry: OpenAPIRegistry): void {
     description:
       "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
       "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
-      "(default 3600; at most 50 listed), and the state of every runner schedule (overdue and stopped ones included). " +
+      "(default 3600; at most 50 listed), the Ledger Index per chain, and the state of every runner schedule " +
+      "(overdue and stopped ones included). " +
       rolesNote("platformStatus"),
     responses: {
       200: {

@@ -10,6 +10,7 @@ import { chainRuntime } from "./chain-runtime.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { parseValue, valueWei } from "./node-steps.js";
 import type { TransactionRequest, TransactionResult } from "./transaction-schemas.js";
+import { reportIndexed } from "./wait-for-indexed.js";
 
 /**
  * Consecutive polls that find an organisation-scoped intent approved yet never broadcast before it
@@ -123,6 +124,8 @@ async function confirm(
     if (finality.outcome === "reorged") continue;
     const verdict = finality.status === "success" ? ("confirmed" as const) : ("reverted" as const);
     ctx.progress({ milestone: 3, stage: "final", hash, verdict });
+    if (input.readAfterWrite)
+      await reportIndexed(ctx, { chainId: input.chainId, blockNumber: included.blockNumber, hash, verdict });
     return {
       verdict,
       hash,

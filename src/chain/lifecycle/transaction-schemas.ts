@@ -39,6 +39,8 @@ export const TransactionRequest = z.object({
   account: address.optional(),
   /** Gas paid from this paymaster's EntryPoint deposit (the chain's resolved EntryPoint); needs `account`. */
   paymaster: address.optional(),
+  /** After finality, also wait until the Ledger Index has the block (milestone 4, `indexed`). */
+  readAfterWrite: z.boolean().default(false),
 });
 export type TransactionRequest = z.infer<typeof TransactionRequest>;
 

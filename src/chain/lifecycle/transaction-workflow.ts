@@ -27,6 +27,7 @@ import {
 } from "./node-steps.js";
 import { FundedSignal, TransactionRequest, TransactionResult, txHash } from "./transaction-schemas.js";
 import { prepareUserOperation, settleUserOperation } from "./user-operation-path.js";
+import { reportIndexed } from "./wait-for-indexed.js";
 
 /**
  * The one workflow every on-chain write goes through (docs/chains.md). Milestones on the
@@ -245,6 +246,13 @@ async function settle(
   }
   const verdict = finality.status === "success" ? "confirmed" : "reverted";
   ctx.progress({ milestone: 3, stage: "final", hash: included.hash, verdict });
+  if (input.readAfterWrite)
+    await reportIndexed(ctx, {
+      chainId: input.chainId,
+      blockNumber: included.blockNumber,
+      hash: included.hash,
+      verdict,
+    });
   return verdict;
 }
 

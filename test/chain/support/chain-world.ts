@@ -12,8 +12,10 @@ import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmatio
 import { chainSchema } from "../../../src/config/chains-schema.js";
 import { Secret } from "../../../src/config/secret.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
+import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
+import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import { executionOrg } from "../../../src/store/chain-watch-sql.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
 import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";
@@ -160,4 +162,19 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       await anvil.stop();
     },
   };
+}
+
+/** The Platform API on the world's engine, with the lifecycle workflow registered (close it after). */
+export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatformApi> {
+  return createPlatformApi({
+    settings: world.engine.config.api,
+    pool: world.engine.pool,
+    redis: world.engine.producerRedis,
+    prefix: world.engine.config.redisPrefix,
+    registry: new WorkflowRegistry([chainTransaction]),
+    logger: world.engine.logger,
+    readiness: {},
+    health: { draining: false },
+    chainIds: [world.anvil.chainId],
+  });
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import {
   boundTransaction,
@@ -6,10 +7,12 @@ import {
   LOCK_NOT_AVAILABLE,
   lockOwnerEpochForShare,
   type Queryable,
-} from "../store/pg-shard-ownership.js";
-import { withTransaction } from "../store/with-transaction.js";
-import { OWNERSHIP_ERRORS } from "./ownership-errors.js";
-import type { ShardDomain } from "./shard-map.js";
+} from "./pg-shard-ownership.js";
+import { withTransaction } from "./with-transaction.js";
+
+/** Ownership domains: each role that owns shards has its own shard space (src/ownership/shard-map.ts). */
+export const SHARD_DOMAINS = ["runner", "indexer"] as const;
+export type ShardDomain = (typeof SHARD_DOMAINS)[number];
 
 /** What a shard-owned write carries: the shard and the epoch under which its owner acquired it. */
 export interface ShardFence {

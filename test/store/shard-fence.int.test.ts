@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { assertOwnerEpoch, withShardFence } from "../../src/ownership/owner-epoch.js";
 import { ShardOwner } from "../../src/ownership/shard-owner.js";
+import { assertOwnerEpoch, withShardFence } from "../../src/store/shard-fence.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";
 

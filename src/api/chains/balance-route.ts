@@ -1,0 +1,46 @@
+import type { Request, Response } from "express";
+import type { z } from "zod";
+import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
+import { PgLedgerScope } from "../../store/pg-ledger-scope.js";
+import type { ApiDeps } from "../api-deps.js";
+import { principalOf } from "../auth/authenticate.js";
+import { parseRequest } from "../http.js";
+import { TokenBalanceParams, type TokenBalanceResource } from "./schemas.js";
+
+/**
+ * `GET /v1/chains/{chainId}/tokens/{address}/balances/{holder}`: a holder's ERC-20 balance and the
+ * token's total supply from the Ledger Index (docs/ledger-index.md), for a token the caller's
+ * organisation tracks (from the key; another organisation's tracking is invisible). A token the
+ * organisation stopped tracking answers as of its removal height.
+ */
+export function readTokenBalance(deps: ApiDeps) {
+  const scope = new PgLedgerScope(deps.pool);
+  const reads = new PgLedgerReads(deps.pool);
+  return async (req: Request, res: Response): Promise<void> => {
+    const principal = principalOf(res);
+    const { chainId, address, holder } = parseRequest(TokenBalanceParams, req.params, "path");
+    const tracked = (await scope.rowsFor(chainId, principal.orgId, address)).find(
+      (row) => row.kind === "erc20",
+    );
+    if (!tracked)
+      throw new TenorError(
+        LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND,
+        `token ${address} is not tracked on chain ${chainId} by this organisation`,
+        { details: { chainId, address } },
+      );
+    const read = await reads.erc20Balance(chainId, address, holder, tracked.removedHeight);
+    const body: z.infer<typeof TokenBalanceResource> = {
+      chainId,
+      token: address.toLowerCase(),
+      holder: holder.toLowerCase(),
+      ...read,
+      tracking: {
+        addedHeight: tracked.addedHeight.toString(),
+        removedHeight: tracked.removedHeight === null ? null : tracked.removedHeight.toString(),
+      },
+    };
+    res.json(body);
+  };
+}

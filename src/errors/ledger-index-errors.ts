@@ -1,0 +1,15 @@
+/** Stable codes of the Ledger Index's errors (docs/ledger-index.md). Never reworded once shipped. */
+export const LEDGER_INDEX_ERRORS = Object.freeze({
+  /** A scope entry names an unknown kind, a malformed address or heights out of order. */
+  LEDGER_SCOPE_INVALID: "LEDGER_SCOPE_INVALID",
+  /** A removal named a contract the organisation does not track on that chain. */
+  LEDGER_SCOPE_NOT_FOUND: "LEDGER_SCOPE_NOT_FOUND",
+  /** The live tail's checkpoint moved under it (another writer): the batch is dropped and re-read. */
+  LEDGER_CURSOR_MOVED: "LEDGER_CURSOR_MOVED",
+  /** A reorganisation reaches below every block the index keeps: an operator must rewind. */
+  LEDGER_REORG_TOO_DEEP: "LEDGER_REORG_TOO_DEEP",
+  /** A catch-up range was re-leased to another replica: this replica's commit is refused. */
+  LEDGER_RANGE_LEASE_LOST: "LEDGER_RANGE_LEASE_LOST",
+  /** The index did not reach the block within the wait's budget (retryable). */
+  LEDGER_NOT_INDEXED: "LEDGER_NOT_INDEXED",
+});

@@ -1,0 +1,82 @@
+import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
+import type { Logger } from "../observability/logger.js";
+import type { PgLedgerRanges, RangeLease } from "../store/pg-ledger-ranges.js";
+import type { ChainReader } from "./chain-reader.js";
+import { pause } from "./pause.js";
+
+export interface CatchUpOptions {
+  ranges: PgLedgerRanges;
+  readers: ReadonlyMap<number, ChainReader>;
+  /** This replica's id, recorded as lease owner and completer. */
+  owner: string;
+  leaseMs: number;
+  /** Most blocks per cursor commit. */
+  batchBlocks: number;
+  /** Idle wait between claims when no range is open, in ms. */
+  pollIntervalMs: number;
+  logger: Logger;
+  /** A test seam: awaited after each cursor commit. Fault tests hold a replica mid-range here. */
+  afterCommit?: (lease: RangeLease & { completed: boolean }) => Promise<void>;
+}
+
+/**
+ * Works one leased range to completion: Transfer logs of its contract, `batchBlocks` at a time,
+ * each chunk committed with the cursor under the lease's epoch (which renews the lease). Stops
+ * early when `signal` aborts; the unfinished rest is offered again once the lease expires.
+ *
+ * @throws TenorError LEDGER_RANGE_LEASE_LOST when another replica claimed the range since.
+ */
+export async function workRange(
+  options: CatchUpOptions,
+  lease: RangeLease,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const reader = options.readers.get(lease.chainId);
+  if (!reader) return false;
+  let current: RangeLease = lease;
+  while (!signal.aborted && current.nextBlock <= current.toBlock) {
+    const through = min(current.toBlock, current.nextBlock + BigInt(options.batchBlocks) - 1n);
+    const logs = await reader.transfers([current.address], current.nextBlock, through);
+    const committed = await options.ranges.commit(current, through, logs, options.owner, options.leaseMs);
+    if (committed.completed)
+      options.logger.info("ledger range completed", {
+        rangeId: lease.id,
+        chainId: lease.chainId,
+        fromBlock: lease.fromBlock.toString(),
+        toBlock: lease.toBlock.toString(),
+      });
+    await options.afterCommit?.(committed);
+    current = committed;
+  }
+  return current.nextBlock > current.toBlock;
+}
+
+/**
+ * The catch-up loop every indexer replica runs: claim an open range, work it, repeat; idle for
+ * `pollIntervalMs` when none is open. A lost lease is logged and the range left to its new holder.
+ */
+export async function runCatchUp(options: CatchUpOptions, signal: AbortSignal): Promise<void> {
+  const chainIds = [...options.readers.keys()];
+  while (!signal.aborted) {
+    try {
+      const lease = await options.ranges.claim(chainIds, options.owner, options.leaseMs);
+      if (!lease) {
+        await pause(options.pollIntervalMs, signal);
+        continue;
+      }
+      await workRange(options, lease, signal);
+    } catch (error) {
+      // A lost lease is expected after a pause past leaseMs; anything else (node, database) is retried.
+      const code = error instanceof TenorError ? error.code : undefined;
+      const what =
+        code === LEDGER_INDEX_ERRORS.LEDGER_RANGE_LEASE_LOST
+          ? "ledger range lease lost"
+          : "ledger catch-up step failed";
+      options.logger.warn(what, { code, error: (error as Error).message });
+      await pause(options.pollIntervalMs, signal);
+    }
+  }
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);

@@ -1,0 +1,130 @@
+import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
+import type { Logger } from "../observability/logger.js";
+import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "../store/pg-ledger-index.js";
+import type { PgLedgerScope } from "../store/pg-ledger-scope.js";
+import type { ShardFence } from "../store/shard-fence.js";
+import type { ChainReader } from "./chain-reader.js";
+
+export interface LiveTailOptions {
+  chainId: number;
+  reader: ChainReader;
+  index: PgLedgerIndex;
+  scope: PgLedgerScope;
+  /** Most blocks per batch. */
+  batchBlocks: number;
+  /** Blocks per catch-up range spawned for a newly tracked contract. */
+  rangeBlocks: number;
+  logger: Logger;
+  /** Called after a rollback, with its depth in blocks (metrics). */
+  onReorg?: (depth: number) => void;
+  /**
+   * A test seam: awaited after a batch was read and before it is committed. Fault tests hold a
+   * batch here to freeze an owner mid-batch; production leaves it unset.
+   */
+  beforeCommit?: (batch: TailBatch) => Promise<void>;
+}
+
+/** What one step did: ingested blocks, rolled a reorganisation back, or found nothing new. */
+export type TailStep =
+  | { kind: "advanced"; to: bigint; transfers: number }
+  | { kind: "rolled-back"; to: bigint; depth: number }
+  | { kind: "idle"; at: bigint }
+  | { kind: "retry"; reason: string };
+
+/**
+ * One step of a chain's live tail (docs/ledger-index.md, "Live tail"), under the chain shard's
+ * fence: read the next blocks after the checkpoint; when the first one's parent is not the
+ * checkpoint's hash, walk back to the common ancestor and roll back to it; otherwise read the
+ * scope's Transfer logs for those blocks and commit blocks, logs and checkpoint together. A chain
+ * without a checkpoint is anchored at its settled height; history below it is caught up in ranges.
+ */
+export async function tailStep(options: LiveTailOptions, fence: ShardFence): Promise<TailStep> {
+  const { chainId, reader, index } = options;
+  const cursor = await index.cursor(chainId);
+  const head = await reader.head();
+  if (!cursor) {
+    const anchor = await reader.block(await reader.settledHeight(head));
+    await index.anchor(fence, chainId, anchor, head);
+    return { kind: "advanced", to: anchor.height, transfers: 0 };
+  }
+  if (cursor.height >= head.height) {
+    const atCursor = cursor.height > head.height ? null : await reader.block(cursor.height);
+    if (atCursor?.hash === cursor.hash) {
+      const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
+      const ids = scope.map((row) => row.id);
+      await index.recordIdle(fence, chainId, cursor, head, ids, options.rangeBlocks);
+      return { kind: "idle", at: cursor.height };
+    }
+    return rollBack(options, fence, cursor, head.height);
+  }
+  const to = min(head.height, cursor.height + BigInt(options.batchBlocks));
+  const blocks = await reader.blocks(cursor.height + 1n, to);
+  if ((blocks[0] as LedgerBlock).parentHash !== cursor.hash)
+    return rollBack(options, fence, cursor, head.height);
+  if (!linked(blocks)) return { kind: "retry", reason: "the chain changed while its blocks were read" };
+  const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
+  const addresses = [...new Set(scope.map((row) => row.address))];
+  const logs = await reader.transfers(addresses, cursor.height + 1n, to);
+  const hashes = new Map(blocks.map((b) => [b.height, b.hash]));
+  if (logs.some((log) => hashes.get(log.blockNumber) !== log.blockHash))
+    return { kind: "retry", reason: "logs came from another branch than the blocks" };
+  const batch: TailBatch = {
+    expected: cursor,
+    blocks,
+    logs,
+    scopeIds: scope.map((row) => row.id),
+    head: { height: head.height, time: head.time },
+    rangeBlocks: options.rangeBlocks,
+    pruneBelow: min(await reader.settledHeight(head), cursor.height),
+  };
+  await options.beforeCommit?.(batch);
+  const committed = await index.commitBatch(fence, chainId, batch);
+  return { kind: "advanced", to, transfers: committed.transfers };
+}
+
+/** Walks back from the checkpoint to the highest block whose stored hash the node still has. */
+async function rollBack(
+  options: LiveTailOptions,
+  fence: ShardFence,
+  cursor: LedgerCursor,
+  headHeight: bigint,
+): Promise<TailStep> {
+  const { chainId, reader, index } = options;
+  const lowest = (await index.lowestBlock(chainId)) ?? cursor.height;
+  for (let h = min(cursor.height, headHeight); h >= lowest; h--) {
+    const stored = await index.blockHash(chainId, h);
+    const node = await reader.block(h);
+    if (stored !== null && stored === node.hash) {
+      const { depth, transfers } = await index.rollback(fence, chainId, cursor, node);
+      options.logger.warn("ledger reorganisation rolled back", {
+        chainId,
+        ancestor: h.toString(),
+        depth,
+        transfers,
+      });
+      options.onReorg?.(depth);
+      return { kind: "rolled-back", to: h, depth };
+    }
+  }
+  throw new TenorError(
+    LEDGER_INDEX_ERRORS.LEDGER_REORG_TOO_DEEP,
+    `chain ${chainId}: no block from ${lowest} to ${cursor.height} is still on the node's chain`,
+    { details: { chainId, lowest: lowest.toString(), checkpoint: cursor.height.toString() } },
+  );
+}
+
+function linked(blocks: readonly LedgerBlock[]): boolean {
+  for (let i = 1; i < blocks.length; i++) {
+    if ((blocks[i] as LedgerBlock).parentHash !== (blocks[i - 1] as LedgerBlock).hash) return false;
+  }
+  return true;
+}
+
+const min = (a: bigint, b: bigint) => (a < b ? a : b);
+
+/** True for the refusal of a write made under a superseded owner epoch. */
+export function isStaleEpoch(error: unknown): boolean {
+  return error instanceof TenorError && error.code === OWNERSHIP_ERRORS.SHARD_EPOCH_STALE;
+}

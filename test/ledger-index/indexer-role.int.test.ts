@@ -1,0 +1,90 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { labelViolations, sampleValue } from "../observability/metric-labels.js";
+import { type Anvil, startAnvil } from "../support/anvil.js";
+import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { freePort } from "../support/ports.js";
+import { killAllProcesses, waitUntil } from "../support/processes.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { type RoleProcess, spawnRole } from "../support/role-process.js";
+import { balancesFromNode, deployToken, dumpIndex, mintSome } from "./support/ledger-world.js";
+
+/**
+ * The indexer role (src/main.ts, DAPI_ROLE=indexer) runs the Ledger Index of its configured chains:
+ * history through catch-up ranges, the tip through the live tail, and the health as metrics.
+ */
+
+let anvil: Anvil;
+let db: TestDatabase;
+let role: RoleProcess;
+let healthPort: number;
+const prefix = testRedisPrefix(import.meta.url);
+
+beforeAll(async () => {
+  [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
+  const dir = mkdtempSync(join(tmpdir(), "tenor-indexer-"));
+  writeFileSync(
+    join(dir, "tenor.yaml"),
+    [
+      "durable:",
+      "  sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 }",
+      "indexer: { pollIntervalMs: 100, batchBlocks: 10, rangeBlocks: 15, leaseMs: 5000 }",
+      "chains:",
+      `  - { id: ${anvil.chainId}, name: anvil, rpcUrls: ["${anvil.url}"], finality: { depth: 3 } }`,
+      "",
+    ].join("\n"),
+  );
+  healthPort = await freePort();
+  role = spawnRole({
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl(),
+    TENOR_REDIS_PREFIX: prefix,
+    TENOR_CONFIG: join(dir, "tenor.yaml"),
+    TENOR_INDEXER_HEALTH_PORT: String(healthPort),
+    DAPI_ROLE: "indexer",
+  });
+});
+
+afterAll(async () => {
+  role?.kill("SIGKILL");
+  await role?.exited;
+  await killAllProcesses();
+  await anvil?.stop();
+  await deleteRedisPrefix(prefix).catch(() => undefined);
+  await db?.drop();
+});
+
+describe("the indexer role", () => {
+  it("indexes a tracked token's history and tip and serves the index's health as metrics", async () => {
+    const { token, block } = await deployToken(anvil);
+    await mintSome(anvil, token, 25);
+    await db.pool.query(
+      "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
+      [anvil.chainId, token, block.toString()],
+    );
+    await waitUntil("the role ready", async () => (await fetch(`http://127.0.0.1:${healthPort}/readyz`)).ok, {
+      timeoutMs: 60_000,
+    });
+    await mintSome(anvil, token, 5, 3);
+    const head = await anvil.public.getBlockNumber();
+    const indexed = async () => {
+      const { rows } = await db.pool.query(
+        `SELECT c.indexed_height::text AS h, (SELECT count(*)::int FROM ledger_ranges WHERE completed_at IS NULL) AS open
+         FROM ledger_chains c`,
+      );
+      return rows[0] && BigInt(rows[0].h) >= head && rows[0].open === 0;
+    };
+    await waitUntil("the token indexed to the head", indexed, { timeoutMs: 60_000 });
+    const node = await balancesFromNode(anvil, token);
+    expect((await dumpIndex(db.pool, anvil.chainId)).transfers).toHaveLength(node.logs);
+
+    const text = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
+    const chain = { chain_id: String(anvil.chainId) };
+    expect(sampleValue(text, "tenor_ledger_indexed_height", chain)).toBeGreaterThanOrEqual(Number(head));
+    expect(sampleValue(text, "tenor_ledger_head_height", chain)).toBeGreaterThanOrEqual(Number(head));
+    expect(sampleValue(text, "tenor_ledger_last_reorg_depth", chain)).toBe(0);
+    expect(labelViolations(text)).toEqual([]);
+  });
+});
