@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
@@ -46,4 +47,6 @@ export interface ApiDeps {
   metrics?: TenorMetrics;
   /** Event-loop lag now, in milliseconds; admission control reads it. */
   eventLoopLagMs?: () => number;
+  /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
+  evidenceKey?: KeyObject;
 }

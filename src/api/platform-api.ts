@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
@@ -33,6 +34,8 @@ export interface PlatformApiOptions {
   admission?: AdmissionSettings;
   /** Event-loop lag probe for admission control; default: an EventLoopLagMonitor of this process. */
   eventLoopLagMs?: () => number;
+  /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
+  evidenceKey?: KeyObject;
 }
 
 /**
@@ -72,6 +75,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     health: options.health,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
+    ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
   });
   return {
     app: api.app,

@@ -51,6 +51,8 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.RATE_LIMITED]: 429,
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
+  [API_ERRORS.EXECUTION_NOT_SUSPENDED]: 409,
+  [API_ERRORS.EVIDENCE_SIGNING_DISABLED]: 503,
 };
 
 const TITLES: Readonly<Record<number, string>> = {

@@ -10,6 +10,7 @@ import { approvalsRouter } from "./approvals/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
 import { chainsRouter } from "./chains/router.js";
+import { evidenceRouter } from "./evidence/evidence-route.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { platformRouter } from "./platform/platform-status.js";
@@ -73,6 +74,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
     }),
   );
   app.use(executionsRouter(deps));
+  app.use(evidenceRouter(deps));
   app.use(approvalsRouter(deps));
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));

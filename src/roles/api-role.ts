@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { createPlatformApi } from "../api/platform-api.js";
 import { WorkflowRegistry } from "../engine/registry.js";
@@ -12,6 +13,7 @@ import type { RoleContext, RoleHandle } from "./role-handle.js";
 export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
   // Registration first: the API validates inputs with the workflows' own schemas.
   const registry = new WorkflowRegistry(ALL_WORKFLOWS);
+  const evidenceKey = loadEvidenceSigningKey(ctx.config, ctx.secrets);
   const api = createPlatformApi({
     settings: ctx.config.api,
     pool: ctx.deps.pool,
@@ -23,6 +25,7 @@ export async function startApiRole(ctx: RoleContext): Promise<RoleHandle> {
     health: ctx.health,
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
+    ...(evidenceKey ? { evidenceKey } : {}),
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {
