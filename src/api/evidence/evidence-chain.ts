@@ -144,7 +144,7 @@ export function verifyEvidence(document: unknown, trustedKeyId?: string): Eviden
 
 function checkSignature(doc: Partial<EvidenceDocument>, problems: string[]): string | null {
   const { signature, ...unsigned } = doc;
-  if (!signature || signature.algorithm !== "Ed25519" || typeof signature.value !== "string") {
+  if (signature?.algorithm !== "Ed25519" || typeof signature.value !== "string") {
     problems.push("signature must be an Ed25519 signature");
     return null;
   }
