@@ -1,41 +1,24 @@
 import type { Pool } from "pg";
-import { KEYS_USAGE, runKeysCommand } from "../api/auth/keys-command.js";
 import { ConfigError } from "../config/config-error.js";
-import { loadConfig } from "../config/load-config.js";
-import { WorkflowRegistry } from "../engine/registry.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
 import { toTenorError } from "../errors/tenor-error.js";
-import { createRedisConnection } from "../runtime/redis-connection.js";
-import { migrationNames, readMigrationsList } from "../store/migrations/migrations-directory.js";
-import { MIGRATIONS_PATH } from "../store/migrations/paths.js";
-import { createPgPool } from "../store/pg-pool.js";
 import { ApiProblem, apiClientFromEnv } from "./api-client.js";
 import { type CliEnv, type CommandIo, EXIT, UsageError } from "./cli-io.js";
-import { COMPAT_USAGE, runCompatCommand } from "./compat-command.js";
-import { DOCTOR_USAGE, runDoctorCommand } from "./doctor-command.js";
-import { RUNS_USAGE, runRunsCommand } from "./runs-command.js";
-import { runSchedulesCommand, SCHEDULES_USAGE } from "./schedules-command.js";
-import { runVerifyCommand, VERIFY_USAGE } from "./verify-command.js";
+import { USAGE } from "./usage.js";
 
-export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
-
-Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
-${RUNS_USAGE}${SCHEDULES_USAGE}
-Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
-${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
-Offline:
-${VERIFY_USAGE}
-Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 failed or refused, 2 usage.
-`;
+export { USAGE } from "./usage.js";
 
 export interface CliOptions {
   env: CliEnv;
   io: CommandIo;
-  /** The workflows of this build: `doctor` checks unfinished executions' versions against them. */
-  workflows: readonly AnyWorkflow[];
+  /** The workflows of this build, loaded only by the commands that need them (`doctor`). */
+  workflows: () => Promise<readonly AnyWorkflow[]>;
 }
 
-/** Runs one `tenor` command line; returns its exit code (never throws). */
+/**
+ * Runs one `tenor` command line; returns its exit code (never throws). Each command's module is
+ * loaded when it runs, so a quick `runs get` does not pay for the database, Redis or workflow code.
+ */
 export async function runCli(args: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
   const [command, ...rest] = args;
@@ -63,18 +46,30 @@ export async function runCli(args: readonly string[], options: CliOptions): Prom
 async function dispatch(command: string | undefined, rest: string[], options: CliOptions): Promise<number> {
   const { env, io } = options;
   switch (command) {
-    case "runs":
+    case "runs": {
+      const { runRunsCommand } = await import("./runs-command.js");
       return runRunsCommand(rest, apiClientFromEnv(env), io);
-    case "schedules":
+    }
+    case "schedules": {
+      const { runSchedulesCommand } = await import("./schedules-command.js");
       return runSchedulesCommand(rest, apiClientFromEnv(env), io);
-    case "keys":
+    }
+    case "keys": {
+      const { runKeysCommand } = await import("../api/auth/keys-command.js");
       return withPool(env, (pool) => runKeysCommand(rest, pool, io));
-    case "compat":
+    }
+    case "compat": {
+      const { runCompatCommand } = await import("./compat-command.js");
       return withPool(env, (pool) => runCompatCommand(rest, pool, io));
-    case "doctor":
-      return doctor(rest, options);
-    case "verify":
+    }
+    case "doctor": {
+      const { runDoctor } = await import("./doctor-command.js");
+      return runDoctor(rest, { env, io, workflows: await options.workflows() });
+    }
+    case "verify": {
+      const { runVerifyCommand } = await import("./verify-command.js");
       return runVerifyCommand(rest, io);
+    }
     case "help":
     case "--help":
     case "-h":
@@ -88,28 +83,11 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
 async function withPool(env: CliEnv, work: (pool: Pool) => Promise<number>): Promise<number> {
   const url = env.DATABASE_URL;
   if (!url) throw new UsageError("DATABASE_URL is required (the PostgreSQL the roles use)");
+  const { createPgPool } = await import("../store/pg-pool.js");
   const pool = createPgPool(url, { applicationName: "tenor-cli", max: 2 });
   try {
     return await work(pool);
   } finally {
-    await pool.end();
-  }
-}
-
-async function doctor(args: string[], options: CliOptions): Promise<number> {
-  const config = loadConfig({ env: options.env });
-  const redis = createRedisConnection(config.redisUrl, "producer");
-  redis.on("error", () => undefined);
-  const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-doctor", max: 2 });
-  try {
-    const migrations = migrationNames(await readMigrationsList(MIGRATIONS_PATH));
-    return await runDoctorCommand(
-      args,
-      { config, pool, redis, registry: new WorkflowRegistry(options.workflows), migrations },
-      options.io,
-    );
-  } finally {
-    redis.disconnect();
     await pool.end();
   }
 }

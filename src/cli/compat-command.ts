@@ -10,11 +10,6 @@ import { inFlightExecutions } from "../store/pg-inflight.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import { renderTable } from "./table.js";
 
-export const COMPAT_USAGE = `  tenor compat --against <module or directory> [--json] [--timeout-ms <n>]
-                                           replays every unfinished execution's journal against another
-                                           build's workflows; exit 1 when any would break (docs/console.md)
-`;
-
 /** Files tried, in order, when `--against` names a directory. */
 const DIRECTORY_ENTRIES = ["index.ts", "index.js", "index.mjs", "flows/index.ts", "flows/index.js"];
 

@@ -3,17 +3,6 @@ import type { ApiClient } from "./api-client.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import { renderExecution, renderExecutionList, renderSteps } from "./runs-render.js";
 
-export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--key <key>] [--idempotency-key <key>]
-                  [--created-after <iso>] [--created-before <iso>] [--limit <n>] [--cursor <c>] [--json]
-  tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance
-  tenor runs steps <id> [--json]           the journal as a timeline with durations
-  tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]
-  tenor runs approve <id> <approval> [--reject] [--reason <text>] [--json]
-                                           votes on the parameters the run asks approval for (shown first)
-  tenor runs cancel <id> [--json]
-  tenor runs resume <id> [--json]          a suspended or held run: retry now
-`;
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const OPTIONS = {

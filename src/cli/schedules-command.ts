@@ -3,9 +3,6 @@ import type { ApiClient } from "./api-client.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import { formatDuration, renderTable } from "./table.js";
 
-export const SCHEDULES_USAGE = `  tenor schedules status [--json]          every runner schedule: state, last run, lateness
-`;
-
 interface ScheduleStatus {
   name: string;
   state: string;

@@ -3,11 +3,6 @@ import { parseArgs } from "node:util";
 import { verifyEvidence } from "../api/evidence/evidence-chain.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
 
-export const VERIFY_USAGE = `  tenor verify <evidence file> [--key-id <hex sha-256>] [--json]
-                                           checks an evidence export's hash chain and Ed25519 signature;
-                                           --key-id pins the signing key; exit 1 when anything is wrong
-`;
-
 /** `tenor verify <file>`: offline, needs neither the database nor the api. */
 export async function runVerifyCommand(args: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({
