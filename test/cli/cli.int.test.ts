@@ -1,6 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { publicKeyId } from "../../src/api/evidence/evidence-chain.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
@@ -66,6 +70,32 @@ describe("tenor runs", () => {
     expect(JSON.parse(json.stdout).steps.map((s: { name: string }) => s.name)).toEqual(
       expect.arrayContaining(["feed.deploy", "token.deploy", "settle"]),
     );
+
+    // The auditor's export: signed, hash-chained, naming who approved which parameters.
+    expect((await h.call("integrator", "GET", `/v1/executions/${id}/evidence`)).status).toBe(403);
+    const evidence = await h.call("operator", "GET", `/v1/executions/${id}/evidence`);
+    expect(evidence.status).toBe(200);
+    const approval = evidence.body.records.find((r: { type: string }) => r.type === "approval");
+    expect(approval.data).toMatchObject({
+      name: "issue",
+      decision: "approve",
+      approver: { subject: "approver" },
+    });
+    expect(approval.data.paramsHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(evidence.body.records.at(-1)).toMatchObject({ type: "transition", data: { status: "completed" } });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "tenor-evidence-")), "evidence.json");
+    writeFileSync(file, JSON.stringify(evidence.body));
+    const keyId = publicKeyId(h.evidencePublicKey);
+    const verified = await runTenor(["verify", file, "--key-id", keyId], {});
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(verified.stdout).toBe(
+      `ok: ${evidence.body.records.length} records, chain intact, signed by key ${keyId}\n`,
+    );
+    approval.data.approver.subject = "someone-else";
+    writeFileSync(file, JSON.stringify(evidence.body));
+    const tampered = await runTenor(["verify", file], {});
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain(`record ${approval.seq} (approval): hash does not match its content`);
 
     const cancel = await runTenor(["runs", "cancel", id], as("operator"));
     expect(cancel.code).toBe(1);

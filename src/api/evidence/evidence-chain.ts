@@ -120,7 +120,7 @@ export function verifyEvidence(document: unknown, trustedKeyId?: string): Eviden
   let prev = GENESIS_HASH;
   for (const [index, record] of records.entries()) {
     if (record.seq !== index)
-      problems.push(`record ${index}: seq is ${String(record.seq)}, expected ${index}`);
+      problems.push(`record ${index} (${record.type}): seq is ${String(record.seq)}, expected ${index}`);
     if (record.prev !== prev)
       problems.push(`record ${index} (${record.type}): prev does not name record ${index - 1}`);
     const expected = recordHash({
