@@ -1,6 +1,7 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import type { Request, Response } from "express";
 import { z } from "zod";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { requestResume } from "../../store/pg-resume.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
@@ -28,18 +29,23 @@ export const ResumeAcceptedSchema = z
 export function resumeExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const record = await requireExecution(deps, req, res);
-    const result = await requestResume(deps.pool, principalOf(res).orgId, record.id);
-    if (result.kind === "not-found") throw notFound(record.id);
-    if (result.kind === "not-suspended") {
-      throw apiError(
-        API_ERRORS.EXECUTION_NOT_SUSPENDED,
-        `execution ${record.id} is ${result.status}; only a suspended or held execution can be resumed`,
-        { executionId: record.id, status: result.status },
-      );
-    }
-    await deps.transport.wake(record.id, result.workflow);
-    res.status(202).json({ executionId: record.id, held: result.held, wakeAt: result.wakeAt });
+    res.status(202).json(await resumeRun(deps, principalOf(res).orgId, record));
   };
+}
+
+/** Resumes `record` now and rings it (the API route and the console's button); EXECUTION_NOT_SUSPENDED otherwise. */
+export async function resumeRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
+  const result = await requestResume(deps.pool, orgId, record.id);
+  if (result.kind === "not-found") throw notFound(record.id);
+  if (result.kind === "not-suspended") {
+    throw apiError(
+      API_ERRORS.EXECUTION_NOT_SUSPENDED,
+      `execution ${record.id} is ${result.status}; only a suspended or held execution can be resumed`,
+      { executionId: record.id, status: result.status },
+    );
+  }
+  await deps.transport.wake(record.id, result.workflow);
+  return { executionId: record.id, held: result.held, wakeAt: result.wakeAt };
 }
 
 export function registerResumeOpenApi(registry: OpenAPIRegistry): void {
