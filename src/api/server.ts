@@ -10,6 +10,7 @@ import { approvalsRouter } from "./approvals/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
 import { chainsRouter } from "./chains/router.js";
+import { consoleRouter } from "./console/console-router.js";
 import { evidenceRouter } from "./evidence/evidence-route.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
@@ -56,7 +57,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
       }),
     );
   }
-  app.use(["/v1", "/admin"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
+  app.use(["/v1", "/admin", "/console"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
   const sessions = new BoardSessions(deps.redis, deps.prefix);
   app.use(signInRouter(deps.keys, sessions));
   const board = bullBoardRouter({
@@ -68,6 +69,8 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
     prefix: deps.prefix,
   });
   app.use(board.router);
+  // The console sets its own headers (inline styles, forms to itself) and its own session checks.
+  app.use(consoleRouter(deps, sessions));
   app.use(
     helmet({
       contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },

@@ -1,3 +1,5 @@
+import { formatMilliseconds } from "../values/format.js";
+
 /**
  * A plain-text table for people: a header row, then one row per item, columns padded to their
  * widest cell. Cells are single-line (newlines become spaces); an empty list prints `(none)`.
@@ -29,11 +31,7 @@ export function renderFields(fields: readonly [string, unknown][]): string {
   return shown.map(([name, value]) => `${`${name}:`.padEnd(width + 1)} ${cellText(value)}\n`).join("");
 }
 
-/** A duration in milliseconds for people: `850 ms`, `12.3 s`, `4 min 5 s`. */
+/** A duration in milliseconds for people; `-` when unknown. */
 export function formatDuration(ms: number | null | undefined): string {
-  if (ms === null || ms === undefined) return "-";
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
-  const minutes = Math.floor(ms / 60_000);
-  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return ms === null || ms === undefined ? "-" : formatMilliseconds(ms);
 }
