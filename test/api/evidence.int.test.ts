@@ -7,9 +7,7 @@ import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { verifyEvidence } from "../../src/api/evidence/evidence-chain.js";
 import { createPlatformApi } from "../../src/api/platform-api.js";
 import { loadConfig } from "../../src/config/load-config.js";
-import type { ChildDispatcher } from "../../src/engine/context.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { TurnRunner } from "../../src/engine/turn-runner.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createRedisConnection } from "../../src/runtime/redis-connection.js";
@@ -17,6 +15,7 @@ import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { newExecution } from "../support/new-execution.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { directTurnRunner } from "../support/turn-runner.js";
 
 /**
  * `GET /v1/executions/{id}/evidence` in process (no runner: one turn is run here): the records it
@@ -75,17 +74,7 @@ describe("evidence export", () => {
     const { summary } = await store.createExecution(
       newExecution({ workflow: broadcast.name, orgId: "acme", input: { to: "0x1" } }),
     );
-    const noDispatch: ChildDispatcher = {
-      dispatchChild: () => Promise.reject(new Error("none")),
-      dispatchActivity: () => Promise.reject(new Error("none")),
-    };
-    const runner = new TurnRunner({
-      store,
-      registry: new WorkflowRegistry([broadcast]),
-      dispatcher: noDispatch,
-      recovery: { maxAttempts: 3, maxDurationMs: 60_000, baseDelayMs: 10, maxDelayMs: 10 },
-      logger: createLogger({ level: "error" }),
-    });
+    const runner = directTurnRunner(store, [broadcast]);
     expect((await runner.run(summary.id)).kind).toBe("parked");
     const signed = app(true);
     const key = async (orgId: string, role: "operator" | "integrator") =>

@@ -1,12 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChildDispatcher } from "../../src/engine/context.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { TurnRunner } from "../../src/engine/turn-runner.js";
-import { createLogger } from "../../src/observability/logger.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { newExecution } from "../support/new-execution.js";
 import { killAllProcesses } from "../support/processes.js";
+import { directTurnRunner } from "../support/turn-runner.js";
 import { compatIssue } from "./fixtures/compat-workflows.js";
 import { runTenor } from "./support/run-cli.js";
 
@@ -19,21 +16,10 @@ let db: TestDatabase;
 let store: PgExecutionStore;
 const ids: Record<string, string> = {};
 
-const noDispatch: ChildDispatcher = {
-  dispatchChild: () => Promise.reject(new Error("no children here")),
-  dispatchActivity: () => Promise.reject(new Error("no activities here")),
-};
-
 beforeAll(async () => {
   db = await createTestDatabase();
   store = new PgExecutionStore(db.pool);
-  const runner = new TurnRunner({
-    store,
-    registry: new WorkflowRegistry([compatIssue]),
-    dispatcher: noDispatch,
-    recovery: { maxAttempts: 3, maxDurationMs: 60_000, baseDelayMs: 10, maxDelayMs: 10 },
-    logger: createLogger({ level: "error" }),
-  });
+  const runner = directTurnRunner(store, [compatIssue]);
   // Two runs parked past the renamed step, one parked before any step, one finished.
   for (const [label, gateFirst] of [
     ["pastA", false],

@@ -5,7 +5,6 @@ import express, {
   type Response,
   Router,
 } from "express";
-import helmet from "helmet";
 import type { PgApiKeys } from "../../store/pg-api-keys.js";
 import {
   type BoardSessions,
@@ -14,6 +13,7 @@ import {
   sessionCookie,
   sessionToken,
 } from "../admin/board-session.js";
+import { signInPageHeaders } from "../admin/sign-in.js";
 import { hashApiKey } from "../auth/api-key.js";
 import { type OrgPrincipal, toPrincipal } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
@@ -39,17 +39,8 @@ export function consoleUser(res: Response): ConsoleUser {
   return res.locals.consoleUser as ConsoleUser;
 }
 
-/** Pages allow no scripts, no framing and forms to this site only; inline styles only. */
-export const consoleHeaders = helmet({
-  contentSecurityPolicy: {
-    directives: {
-      defaultSrc: ["'none'"],
-      styleSrc: ["'unsafe-inline'"],
-      formAction: ["'self'"],
-      frameAncestors: ["'none'"],
-    },
-  },
-});
+/** Pages allow no scripts, no framing and forms to this site only; inline styles only (as the board's sign-in). */
+export const consoleHeaders = signInPageHeaders;
 
 export const consoleForm = express.urlencoded({ extended: false, limit: 65_536 });
 
