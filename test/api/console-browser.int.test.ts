@@ -121,7 +121,7 @@ describe("the web console in a browser", () => {
     await context.close();
   }, 120_000);
 
-  it("shows no vote buttons to roles that may not approve, and refuses platform keys at sign-in", async () => {
+  it("shows no vote buttons to roles that may not approve, signals and cancels for an integrator, and refuses platform keys", async () => {
     const id = await h.startDemo({ symbol: "ROLE", approvalTimeout: "10m", settle: "10ms" });
     await h.waitFor(
       id,
@@ -136,7 +136,31 @@ describe("the web console in a browser", () => {
     expect(await page.getByRole("region", { name: "Approvals" }).textContent()).toContain(
       "Only approvers may vote.",
     );
-    expect(await page.getByRole("button", { name: "Cancel run" }).count()).toBe(1);
+    // An integrator may signal and cancel from the page.
+    await page.fill("#signal-name", "note");
+    await page.fill("#signal-payload", '{"from":"console"}');
+    await Promise.all([
+      page.waitForURL(/notice=signalled/),
+      page.getByRole("button", { name: "Send signal" }).click(),
+    ]);
+    const stored = await h.pool.query(
+      "SELECT payload FROM signals WHERE execution_id = $1 AND name = 'note'",
+      [id],
+    );
+    expect(stored.rows[0].payload).toEqual({ from: "console" });
+    await page.fill("#signal-name", "note");
+    await page.fill("#signal-payload", "{not json");
+    await page.getByRole("button", { name: "Send signal" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("REQUEST_INVALID");
+    await Promise.all([
+      page.waitForURL(/notice=cancelled/),
+      page.getByRole("button", { name: "Cancel run" }).click(),
+    ]);
+    await h.waitFor(
+      id,
+      (e) => e.status === "failed" && e.failure.code === "CANCELLED",
+      "cancelled from the page",
+    );
 
     const platform = await issueApiKey(new PgApiKeys(h.pool), {
       orgId: null,

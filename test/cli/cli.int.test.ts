@@ -55,6 +55,18 @@ describe("tenor runs", () => {
     expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+WORKFLOW\s+STATUS\s+WAITING FOR/);
     expect(table.stdout).toContain(`${id}  demo.asset-issue@2  waiting  approval issue until`);
 
+    const signal = await runTenor(
+      ["runs", "signal", id, "note", "--payload", '{"from":"cli"}'],
+      as("operator"),
+    );
+    expect(signal.code, signal.stderr).toBe(0);
+    expect(signal.stdout).toBe(`signal note delivered to ${id}\n`);
+    const stored = await h.pool.query(
+      "SELECT payload FROM signals WHERE execution_id = $1 AND name = 'note'",
+      [id],
+    );
+    expect(stored.rows[0].payload).toEqual({ from: "cli" });
+
     const approve = await runTenor(["runs", "approve", id, "issue"], as("approver"));
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stderr).toContain('"symbol":"CLI"');
@@ -175,6 +187,9 @@ describe("tenor runs", () => {
     const missing = await runTenor(["runs", "get", randomUUID()], as("operator"));
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("404 EXECUTION_NOT_FOUND");
+    const keys = await runTenor(["keys", "list", "--org", "demo"], { DATABASE_URL: h.db.url });
+    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.stdout.trim().split("\n")).toHaveLength(3);
     const schedules = await runTenor(["schedules", "status"], as("operator"));
     expect(schedules.code, schedules.stderr).toBe(0);
     expect(schedules.stdout).toMatch(/^SCHEDULE\s+STATE\s+EVERY/);
