@@ -9,6 +9,7 @@ import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/runtime/create-execution-client.js";
+import { executionJobId, QUEUE_NAMES } from "../../src/runtime/queue-names.js";
 import { createRedisConnection } from "../../src/runtime/redis-connection.js";
 import { killAllProcesses } from "../support/processes.js";
 import { redisUrl } from "../support/redis.js";
@@ -76,7 +77,7 @@ describe("tenor runs", () => {
     const steps = await runTenor(["runs", "steps", id], as("operator"));
     expect(steps.code, steps.stderr).toBe(0);
     expect(steps.stdout.split("\n")[0]).toMatch(/^POS\s+KIND\s+NAME\s+STATE\s+ATTEMPTS\s+AT\s+DURATION/);
-    expect(steps.stdout).toMatch(/0\s+step\s+feed\.deploy\s+ok\s+1\s+\+0 ms\s+\d+ ms/);
+    expect(steps.stdout).toMatch(/0\s+step\s+feed\.deploy\s+ok\s+1\s+\+0 ms\s+\S+ m?s/);
     expect(steps.stdout).toMatch(/signal\s+\$approval:issue\s+ok\s+1\s+\+\S+ (ms|s)\s+\S+ (ms|s)/);
     const json = await runTenor(["runs", "steps", id, "--json"], as("operator"));
     expect(JSON.parse(json.stdout).steps.map((s: { name: string }) => s.name)).toEqual(
@@ -94,7 +95,8 @@ describe("tenor runs", () => {
       approver: { subject: "approver" },
     });
     expect(approval.data.paramsHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(evidence.body.records.at(-1)).toMatchObject({ type: "transition", data: { status: "completed" } });
+    const transitions = evidence.body.records.filter((r: { type: string }) => r.type === "transition");
+    expect(transitions.at(-1)).toMatchObject({ data: { status: "completed" } });
     const file = path.join(mkdtempSync(path.join(tmpdir(), "tenor-evidence-")), "evidence.json");
     writeFileSync(file, JSON.stringify(evidence.body));
     const keyId = publicKeyId(h.evidencePublicKey);
@@ -145,6 +147,12 @@ describe("tenor runs", () => {
         "held",
       );
       const heldTurn = await turn();
+      // The hold's turn has moved the job to delayed (for a minute) before anyone resumes it.
+      await eventually(
+        "the held job delayed",
+        async () =>
+          (await redis.zscore(`${h.prefix}:${QUEUE_NAMES.executions}:delayed`, executionJobId(id))) !== null,
+      );
 
       const refused = await runTenor(["runs", "resume", id], as("integrator"));
       expect(refused.code).toBe(1);
