@@ -5,7 +5,9 @@ import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
+import { startHeldRun } from "../cli/support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "../cli/support/roles-harness.js";
+import { eventually } from "../support/role-process.js";
 
 /**
  * The web console as people use it: Debian's chromium, headless, driven by playwright-core against
@@ -121,6 +123,26 @@ describe("the web console in a browser", () => {
     );
     await context.close();
   }, 120_000);
+
+  it("shows why a run is held and lets an operator resume it now", async () => {
+    const { id, turn } = await startHeldRun(h);
+    const heldTurn = await turn();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, h.keys.operator);
+    await page.goto(`${h.base}/console/executions/${id}`);
+    const held = page.getByRole("region", { name: "Held" });
+    expect(await held.textContent()).toContain("Held: WORKFLOW_VERSION_UNAVAILABLE");
+    expect(await held.textContent()).toContain("version 99 is not registered on this runner");
+    await Promise.all([
+      page.waitForURL(/notice=resumed/),
+      page.getByRole("button", { name: "Resume now" }).click(),
+    ]);
+    expect(await page.getByRole("status").textContent()).toBe("The run was woken and runs again now.");
+    // Held runs retry after 60 s; resumed from the page, the runner takes another turn now.
+    await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
+    await context.close();
+  }, 60_000);
 
   it("shows no vote buttons to roles that may not approve, signals and cancels for an integrator, and refuses platform keys", async () => {
     const id = await h.startDemo({ symbol: "ROLE", approvalTimeout: "10m", settle: "10ms" });

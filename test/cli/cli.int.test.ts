@@ -3,17 +3,10 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import { publicKeyId } from "../../src/api/evidence/evidence-chain.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { defineWorkflow } from "../../src/engine/workflow.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/runtime/create-execution-client.js";
-import { executionJobId, QUEUE_NAMES } from "../../src/runtime/queue-names.js";
-import { createRedisConnection } from "../../src/runtime/redis-connection.js";
 import { killAllProcesses } from "../support/processes.js";
-import { redisUrl } from "../support/redis.js";
 import { eventually } from "../support/role-process.js";
+import { startHeldRun } from "./support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "./support/roles-harness.js";
 import { runTenor } from "./support/run-cli.js";
 
@@ -117,69 +110,30 @@ describe("tenor runs", () => {
   }, 90_000);
 
   it("resumes a held run now, for roles that may, and refuses a run that is not suspended", async () => {
-    // A release the runner does not have: the runner holds the run (WORKFLOW_VERSION_UNAVAILABLE) for a minute.
-    const future = defineWorkflow({
-      name: "demo.asset-issue",
-      version: 99,
-      input: z.object({}),
-      output: z.object({}),
-      run: async () => ({}),
-    });
-    const redis = createRedisConnection(redisUrl(), "producer");
-    const side = createExecutionClient({
-      pool: h.pool,
-      redis,
-      prefix: h.prefix,
-      registry: new WorkflowRegistry([future]),
-      logger: createLogger({ level: "error" }),
-    });
-    try {
-      const { executionId: id } = await side.client.start({
-        workflow: "demo.asset-issue",
-        input: {},
-        orgId: "demo",
-      });
-      const turn = async () =>
-        Number((await h.pool.query("SELECT turn FROM executions WHERE id = $1", [id])).rows[0].turn);
-      await h.waitFor(
-        id,
-        (e) => e.status === "suspended" && e.hold?.code === "WORKFLOW_VERSION_UNAVAILABLE",
-        "held",
-      );
-      const heldTurn = await turn();
-      // The hold's turn has moved the job to delayed (for a minute) before anyone resumes it.
-      await eventually(
-        "the held job delayed",
-        async () =>
-          (await redis.zscore(`${h.prefix}:${QUEUE_NAMES.executions}:delayed`, executionJobId(id))) !== null,
-      );
+    const { id, turn } = await startHeldRun(h);
+    const heldTurn = await turn();
+    const refused = await runTenor(["runs", "resume", id], as("integrator"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("403 FORBIDDEN");
 
-      const refused = await runTenor(["runs", "resume", id], as("integrator"));
-      expect(refused.code).toBe(1);
-      expect(refused.stderr).toContain("403 FORBIDDEN");
+    const resumed = await runTenor(["runs", "resume", id, "--json"], as("operator"));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ executionId: id, held: true });
+    // Held runs retry after 60 s; resumed, the runner takes another turn now.
+    await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
 
-      const resumed = await runTenor(["runs", "resume", id, "--json"], as("operator"));
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(JSON.parse(resumed.stdout)).toMatchObject({ executionId: id, held: true });
-      // Held runs retry after 60 s; resumed, the runner takes another turn now.
-      await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
+    const doctor = await runTenor(["doctor"], { ...h.env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/workflow-registrations\s+FAIL\s+.*demo\.asset-issue@99 \(1\)/);
+    expect(doctor.stdout).toMatch(/redis\.maxmemory-policy\s+OK/);
+    expect(doctor.stdout).toMatch(/shard-count\s+OK\s+configured 64, recorded 64/);
+    expect(doctor.stdout).toMatch(/migrations\s+OK/);
 
-      const doctor = await runTenor(["doctor"], { ...h.env });
-      expect(doctor.code).toBe(1);
-      expect(doctor.stdout).toMatch(/workflow-registrations\s+FAIL\s+.*demo\.asset-issue@99 \(1\)/);
-      expect(doctor.stdout).toMatch(/redis\.maxmemory-policy\s+OK/);
-      expect(doctor.stdout).toMatch(/shard-count\s+OK\s+configured 64, recorded 64/);
-      expect(doctor.stdout).toMatch(/migrations\s+OK/);
-
-      await h.call("integrator", "POST", `/v1/executions/${id}/cancel`);
-      await h.waitFor(id, (e) => e.status === "failed", "cancelled");
-      const notSuspended = await runTenor(["runs", "resume", id], as("operator"));
-      expect(notSuspended.code).toBe(1);
-      expect(notSuspended.stderr).toContain("409 EXECUTION_NOT_SUSPENDED");
-    } finally {
-      await side.close();
-      await redis.quit();
-    }
+    await h.call("integrator", "POST", `/v1/executions/${id}/cancel`);
+    await h.waitFor(id, (e) => e.status === "failed", "cancelled");
+    const notSuspended = await runTenor(["runs", "resume", id], as("operator"));
+    expect(notSuspended.code).toBe(1);
+    expect(notSuspended.stderr).toContain("409 EXECUTION_NOT_SUSPENDED");
   }, 90_000);
 
   it("answers usage mistakes with exit code 2 and the usage, and a schedule table", async () => {
