@@ -26,7 +26,7 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu"],
   });
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -122,7 +122,7 @@ describe("the web console in a browser", () => {
       "demo.provision-wallet",
     );
     await context.close();
-  }, 120_000);
+  }, 200_000);
 
   it("shows why a run is held and lets an operator resume it now", async () => {
     const { id, turn } = await startHeldRun(h);

@@ -18,7 +18,7 @@ let h: RolesHarness;
 
 beforeAll(async () => {
   h = await startRolesHarness(import.meta.url);
-}, 120_000);
+}, 200_000);
 
 afterAll(async () => {
   await killAllProcesses();

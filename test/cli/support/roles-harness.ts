@@ -94,11 +94,11 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
     await db.drop();
   };
   try {
-    await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 60_000);
+    await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 90_000);
     await eventually(
       "runner ready",
       async () => (await fetch(`http://127.0.0.1:${runnerPort}/readyz`)).ok,
-      60_000,
+      90_000,
     );
   } catch (error) {
     const output = roles.map((r) => r.output()).join("\n");
