@@ -141,6 +141,13 @@ describe("the web console in a browser", () => {
     expect(await page.getByRole("status").textContent()).toBe("The run was woken and runs again now.");
     // Held runs retry after 60 s; resumed from the page, the runner takes another turn now.
     await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
+
+    await Promise.all([
+      page.waitForURL(`${h.base}/console/sign-in`),
+      page.getByRole("button", { name: "Sign out" }).click(),
+    ]);
+    await page.goto(`${h.base}/console`);
+    expect(new URL(page.url()).pathname).toBe("/console/sign-in");
     await context.close();
   }, 60_000);
 
