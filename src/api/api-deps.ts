@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
@@ -48,4 +49,6 @@ export interface ApiDeps {
   eventLoopLagMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
+  /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
+  evidenceKey?: KeyObject;
 }

@@ -29,6 +29,10 @@ export const API_ERRORS = {
   APPROVAL_DUPLICATE_VOTE: "APPROVAL_DUPLICATE_VOTE",
   /** The key that started the execution may not vote on its approvals. */
   SELF_APPROVAL_FORBIDDEN: "SELF_APPROVAL_FORBIDDEN",
+  /** Resume asked of an execution that is not suspended or held (it is running, waiting or finished). */
+  EXECUTION_NOT_SUSPENDED: "EXECUTION_NOT_SUSPENDED",
+  /** Evidence export asked of an api with no `evidence.signingKey` configured. */
+  EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
   /** Anything unexpected; the response never carries a stack trace. */
   /** 429: this key's request budget (`api.rateLimit`) is spent; retry after `Retry-After` seconds. */
   RATE_LIMITED: "RATE_LIMITED",

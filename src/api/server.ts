@@ -10,6 +10,8 @@ import { approvalsRouter } from "./approvals/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
 import { chainsRouter } from "./chains/router.js";
+import { consoleRouter } from "./console/console-router.js";
+import { evidenceRouter } from "./evidence/evidence-route.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { platformRouter } from "./platform/platform-status.js";
@@ -55,7 +57,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
       }),
     );
   }
-  app.use(["/v1", "/admin"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
+  app.use(["/v1", "/admin", "/console"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
   const sessions = new BoardSessions(deps.redis, deps.prefix);
   app.use(signInRouter(deps.keys, sessions));
   const board = bullBoardRouter({
@@ -67,12 +69,15 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
     prefix: deps.prefix,
   });
   app.use(board.router);
+  // The console sets its own headers (inline styles, forms to itself) and its own session checks.
+  app.use(consoleRouter(deps, sessions));
   app.use(
     helmet({
       contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
   app.use(executionsRouter(deps));
+  app.use(evidenceRouter(deps));
   app.use(approvalsRouter(deps));
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));

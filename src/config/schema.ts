@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { chainsSchema, signersSchema } from "./chains-schema.js";
+import { chainsSchema, secretSourceSchema, signersSchema } from "./chains-schema.js";
 
 /**
  * The configuration schema: the single place where keys, defaults, units and rules live.
@@ -409,6 +409,12 @@ export const configSchema = z
       })
       .strict()
       .default({ blockchainHealthCollector: { intervalSeconds: 60 }, rollups: { intervalSeconds: 300 } }),
+    /**
+     * Evidence export (docs/console.md): `signingKey` names where the api reads the Ed25519 private
+     * key (PKCS#8 PEM) that signs every export, `{ env: NAME }` or `{ file: /path }`. Unset: the
+     * export answers 503 EVIDENCE_SIGNING_DISABLED.
+     */
+    evidence: z.object({ signingKey: secretSourceSchema.optional() }).strict().default({}),
     /** Chains Tenor writes to, and the signers that sign for them (src/config/chains-schema.ts). */
     chains: chainsSchema,
     signers: signersSchema,

@@ -101,6 +101,11 @@ export interface ContextDeps {
   staleFenceMs?: number;
   /** True once the transport knows this turn's processing was replaced: the turn stops as fenced. */
   abandoned?: () => boolean;
+  /**
+   * Dry replay (src/engine/dry-replay.ts): a call beyond the journal stops the turn (as fenced)
+   * instead of running new work. Unset in real turns.
+   */
+  replayOnly?: boolean;
 }
 
 /** What a child call needs of a workflow definition (WorkflowDefinition satisfies it). */

@@ -67,6 +67,11 @@ export class JournalCursor {
     const position = this.nextPosition++;
     const cause = this.order.lastDelivered;
     const entry = this.journal.get(position);
+    if (!entry && this.deps.replayOnly) {
+      // A dry replay (src/engine/dry-replay.ts) ends at the first call the journal has not recorded.
+      this.stop.fence();
+      throw new StopSignal();
+    }
     if (entry && (entry.kind !== kind || entry.name !== name)) {
       this.stop.hold(
         new NonDeterminismError(position, { kind: entry.kind, name: entry.name }, { kind, name }),

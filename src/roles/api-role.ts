@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import type { Application } from "./application.js";
@@ -15,6 +16,7 @@ export async function startApiRole(
 ): Promise<RoleHandle> {
   // Registration first: the API validates inputs with the workflows' own schemas.
   const registry = new WorkflowRegistry(application.workflows);
+  const evidenceKey = loadEvidenceSigningKey(ctx.config, ctx.secrets);
   const api = createPlatformApi({
     settings: ctx.config.api,
     pool: ctx.deps.pool,
@@ -27,6 +29,7 @@ export async function startApiRole(
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
     chainIds: ctx.config.chains.map((chain) => chain.id),
+    ...(evidenceKey ? { evidenceKey } : {}),
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

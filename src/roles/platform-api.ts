@@ -1,3 +1,4 @@
+import type { KeyObject } from "node:crypto";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
@@ -35,6 +36,8 @@ export interface PlatformApiOptions {
   eventLoopLagMs?: () => number;
   /** Ids of the configured chains (the api role passes `chains[].id`); default none. */
   chainIds?: readonly number[];
+  /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
+  evidenceKey?: KeyObject;
 }
 
 /**
@@ -75,6 +78,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
     chainIds: options.chainIds ?? [],
+    ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
   });
   return {
     app: api.app,

@@ -6,6 +6,10 @@ export const AUDIT_ACTIONS = [
   "approval.vote",
   "execution.signal",
   "execution.cancel",
+  /** A suspended or held execution retried now (POST /v1/executions/{id}/resume). */
+  "execution.resume",
+  /** A signed evidence export was issued (GET /v1/executions/{id}/evidence). */
+  "execution.evidence",
   "key.issue",
   "key.revoke",
   /** A mutating request under /admin/queues (Bull Board), by a platform key. */

@@ -246,7 +246,7 @@ export class PgExecutionStore implements ExecutionStore {
 /** A canonical UUID: the only shape an execution id has (executions.id is `uuid`). */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-interface RawEntry {
+export interface RawEntry {
   position: number;
   kind: JournalEntry["kind"];
   name: string;
@@ -258,7 +258,7 @@ interface RawEntry {
   cause: number | null;
 }
 
-function toEntry(raw: RawEntry): JournalEntry {
+export function toEntry(raw: RawEntry): JournalEntry {
   return {
     position: raw.position,
     kind: raw.kind,

@@ -81,3 +81,10 @@ export function formatGasPrice(
 export function formatDecimal(value: Decimal, options: HumanFormatOptions = {}): string {
   return formatScaledForHumans(decimalCoefficient(value), value.scale, "", options);
 }
+
+/** An elapsed time for people: `850 ms`, `12.3 s`, `4 min 5 s` (the CLI's and the console's timelines). */
+export function formatMilliseconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}

@@ -27,6 +27,8 @@ describe("openapi.json", () => {
         "/v1/executions/{id}/approvals",
         "/v1/executions/{id}/approvals/{name}",
         "/v1/executions/{id}/cancel",
+        "/v1/executions/{id}/evidence",
+        "/v1/executions/{id}/resume",
         "/v1/executions/{id}/signals/{name}",
         "/v1/executions/{id}/steps",
         "/v1/chains/{chainId}/transactions",

@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/chain"],
   ["src/ledger-index"],
   ["src/api"],
-  ["src/roles"],
+  ["src/roles", "src/cli"],
   ["workers"],
 ];
 

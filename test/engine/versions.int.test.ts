@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { ChildDispatcher } from "../../src/engine/context.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { TurnRunner } from "../../src/engine/turn-runner.js";
+import type { TurnRunner } from "../../src/engine/turn-runner.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
-import { createLogger } from "../../src/observability/logger.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { newExecution } from "../support/new-execution.js";
+import { directTurnRunner } from "../support/turn-runner.js";
 
 /**
  * Version pinning (docs/engine.md, "Versions"): an execution runs on the workflow version it
@@ -50,19 +49,8 @@ const v2 = defineWorkflow({
   },
 });
 
-const noDispatch: ChildDispatcher = {
-  dispatchChild: () => Promise.reject(new Error("no children here")),
-  dispatchActivity: () => Promise.reject(new Error("no activities here")),
-};
-
 function runnerWith(...workflows: (typeof v1)[]): TurnRunner {
-  return new TurnRunner({
-    store,
-    registry: new WorkflowRegistry(workflows),
-    dispatcher: noDispatch,
-    recovery: { maxAttempts: 3, maxDurationMs: 60_000, baseDelayMs: 10, maxDelayMs: 10 },
-    logger: createLogger({ level: "error" }),
-  });
+  return directTurnRunner(store, workflows);
 }
 
 async function startOn(version: number): Promise<string> {

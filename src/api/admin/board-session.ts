@@ -55,12 +55,20 @@ export class BoardSessions {
   }
 }
 
+/** Which cookie carries a session: the board's, or another sign-in's (the console's) with its own name and path. */
+export interface SessionCookieSpec {
+  name: string;
+  path: string;
+}
+
+const BOARD_COOKIE_SPEC: SessionCookieSpec = { name: BOARD_COOKIE, path: BOARD_COOKIE_PATH };
+
 /** The session token from the request's Cookie header, if any. */
-export function sessionToken(req: Request): string | null {
+export function sessionToken(req: Request, spec: SessionCookieSpec = BOARD_COOKIE_SPEC): string | null {
   for (const part of (req.headers.cookie ?? "").split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === BOARD_COOKIE) {
+    if (part.slice(0, eq).trim() === spec.name) {
       const value = part.slice(eq + 1).trim();
       return /^[A-Za-z0-9_-]{20,100}$/.test(value) ? value : null;
     }
@@ -74,10 +82,14 @@ export function overTls(req: Request): boolean {
 }
 
 /** The Set-Cookie value opening (token) or clearing (null) the session. */
-export function sessionCookie(req: Request, token: string | null): string {
+export function sessionCookie(
+  req: Request,
+  token: string | null,
+  spec: SessionCookieSpec = BOARD_COOKIE_SPEC,
+): string {
   const attributes = [
-    `${BOARD_COOKIE}=${token ?? ""}`,
-    `Path=${BOARD_COOKIE_PATH}`,
+    `${spec.name}=${token ?? ""}`,
+    `Path=${spec.path}`,
     "HttpOnly",
     "SameSite=Strict",
     `Max-Age=${token === null ? 0 : BOARD_SESSION_TTL_SECONDS}`,

@@ -6,6 +6,18 @@ import { roleMay } from "../auth/permissions.js";
 import { BULL_BOARD_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from "./admin-paths.js";
 import { type BoardSessions, sameOrigin, sessionCookie, sessionToken } from "./board-session.js";
 
+/** Headers of server-rendered sign-in pages (the board's and the console's): no scripts, no framing, forms to this site, inline styles only. */
+export const signInPageHeaders = helmet({
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'none'"],
+      styleSrc: ["'unsafe-inline'"],
+      formAction: ["'self'"],
+      frameAncestors: ["'none'"],
+    },
+  },
+});
+
 /**
  * The board's sign-in for people (README, "Bull Board"): a form that exchanges a platform key for a
  * session cookie (HttpOnly, SameSite=Strict, Secure over TLS, 8 hours), and a sign-out form that
@@ -13,16 +25,7 @@ import { type BoardSessions, sameOrigin, sessionCookie, sessionToken } from "./b
  */
 export function signInRouter(keys: PgApiKeys, sessions: BoardSessions): Router {
   const router = Router();
-  const headers = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'none'"],
-        styleSrc: ["'unsafe-inline'"],
-        formAction: ["'self'"],
-        frameAncestors: ["'none'"],
-      },
-    },
-  });
+  const headers = signInPageHeaders;
   const form = express.urlencoded({ extended: false, limit: 4096 });
   router.get(SIGN_IN_PATH, headers, (_req, res) => {
     res.type("html").send(page("Sign in", SIGN_IN_FORM));

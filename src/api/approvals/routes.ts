@@ -3,10 +3,11 @@ import type { ApprovalWaitDetails } from "../../engine/approvals.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { VoteOutcome } from "../../store/pg-approvals.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { audited } from "../audit/audit-trail.js";
-import { guard, principalOf } from "../auth/authenticate.js";
+import { guard, type OrgPrincipal, principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
 import { ringAgain } from "../executions/ring-again.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
@@ -35,39 +36,52 @@ export function approvalsRouter(deps: ApiDeps): Router {
 
 function castVote(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const { id, name } = parseRequest(ApprovalParams, req.params, "path");
+    const { name } = parseRequest(ApprovalParams, req.params, "path");
     const body = parseRequest(VoteBodySchema, req.body ?? {}, "body");
-    const principal = principalOf(res);
     const record = await requireExecution(deps, req, res);
-    const outcome = await deps.approvals.vote({
-      orgId: principal.orgId,
-      executionId: record.id,
-      name,
-      approver: {
-        keyId: principal.keyId,
-        name: principal.name,
-        role: principal.role,
-        subject: principal.subject,
-      },
-      decision: body.decision,
-      paramsHash: body.paramsHash,
-      reason: body.reason ?? null,
-    });
-    if (outcome.kind !== "recorded") {
-      // A vote already cast (or a decision already made) may have lost its ring: ring again.
-      if (outcome.kind === "duplicate" || outcome.kind === "decided") await ringAgain(deps, record);
-      throw refusal(outcome, id, name);
-    }
-    if (outcome.decision) await deps.transport.wake(record.id, outcome.workflow);
-    res.status(202).json({
-      executionId: record.id,
-      approval: name,
-      position: outcome.pending.position,
-      decision: body.decision,
-      approvals: outcome.approvals,
-      quorum: outcome.pending.details.quorum,
-      outcome: outcome.decision === null ? "pending" : outcome.decision.approved ? "approved" : "rejected",
-    });
+    res.status(202).json(await voteAs(deps, principalOf(res), record, name, body));
+  };
+}
+
+/**
+ * Records `principal`'s vote on approval `name` of `record` (the API route and the console's form
+ * both vote through here); throws the refusal, or wakes the execution when the vote decided it.
+ */
+export async function voteAs(
+  deps: ApiDeps,
+  principal: OrgPrincipal,
+  record: ExecutionRecord,
+  name: string,
+  vote: { decision: "approve" | "reject"; paramsHash: string; reason?: string | undefined },
+) {
+  const outcome = await deps.approvals.vote({
+    orgId: principal.orgId,
+    executionId: record.id,
+    name,
+    approver: {
+      keyId: principal.keyId,
+      name: principal.name,
+      role: principal.role,
+      subject: principal.subject,
+    },
+    decision: vote.decision,
+    paramsHash: vote.paramsHash,
+    reason: vote.reason ?? null,
+  });
+  if (outcome.kind !== "recorded") {
+    // A vote already cast (or a decision already made) may have lost its ring: ring again.
+    if (outcome.kind === "duplicate" || outcome.kind === "decided") await ringAgain(deps, record);
+    throw refusal(outcome, record.id, name);
+  }
+  if (outcome.decision) await deps.transport.wake(record.id, outcome.workflow);
+  return {
+    executionId: record.id,
+    approval: name,
+    position: outcome.pending.position,
+    decision: vote.decision,
+    approvals: outcome.approvals,
+    quorum: outcome.pending.details.quorum,
+    outcome: outcome.decision === null ? "pending" : outcome.decision.approved ? "approved" : "rejected",
   };
 }
 

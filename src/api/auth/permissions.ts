@@ -15,6 +15,10 @@ export const PERMISSIONS = {
   signal: ["integrator", "operator", "admin"],
   cancel: ["integrator", "operator", "admin"],
   approve: ["approver", "admin"],
+  /** Retry a suspended or held execution now (POST /v1/executions/{id}/resume). */
+  resume: ["operator", "admin"],
+  /** The signed evidence export of an execution (GET /v1/executions/{id}/evidence). */
+  evidence: ["operator", "admin"],
   /** The org's audit trail (GET /v1/audit). */
   auditRead: ["operator", "admin"],
   /** The organisation's health; for platform keys, counts across organisations without execution ids. */

@@ -4,6 +4,7 @@ import { canonicalJson } from "../../engine/canonical-json.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { requestCancellation } from "../../store/pg-cancellation.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
@@ -22,15 +23,7 @@ import { IdempotencyKeySchema, SignalParams } from "./schemas.js";
 export function deliverSignal(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const { name } = parseRequest(SignalParams, req.params, "path");
-    if (name.startsWith("$")) {
-      throw apiError(
-        API_ERRORS.SIGNAL_NAME_RESERVED,
-        `signal names starting with "$" are reserved (${name})`,
-        {
-          signal: name,
-        },
-      );
-    }
+    refuseReservedSignal(name);
     const { "idempotency-key": idempotencyKey } = parseRequest(
       z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
       { "idempotency-key": req.headers["idempotency-key"] },
@@ -38,21 +31,7 @@ export function deliverSignal(deps: ApiDeps) {
     );
     const record = await requireExecution(deps, req, res);
     const payload = req.body ?? null;
-    const schema = deps.registry.has(record.workflow)
-      ? deps.registry.get(record.workflow).signals?.[name]
-      : undefined;
-    if (schema) {
-      const parsed = schema.safeParse(payload);
-      if (!parsed.success) {
-        const errors: FieldError[] = parsed.error.issues.map((i) => ({
-          pointer: ["body", ...i.path.map(String)].join("."),
-          message: i.message,
-        }));
-        throw apiError(API_ERRORS.SIGNAL_INVALID, `signal ${name} of ${record.workflow} is invalid`, {
-          errors,
-        });
-      }
-    }
+    checkSignalPayload(deps, record, name, payload);
     // A replay answers as the original did, even after the execution finished; a reuse is refused.
     if (idempotencyKey !== undefined && (await isReplay(deps, record.id, idempotencyKey, name, payload))) {
       await ringAgain(deps, record);
@@ -68,6 +47,35 @@ export function deliverSignal(deps: ApiDeps) {
       await isReplay(deps, record.id, idempotencyKey, name, payload);
     res.status(202).json({ executionId: record.id, signal: name, duplicate: !delivered });
   };
+}
+
+/** Signal names starting with "$" are the platform's (approval decisions): refused with SIGNAL_NAME_RESERVED. */
+export function refuseReservedSignal(name: string): void {
+  if (name.startsWith("$")) {
+    throw apiError(API_ERRORS.SIGNAL_NAME_RESERVED, `signal names starting with "$" are reserved (${name})`, {
+      signal: name,
+    });
+  }
+}
+
+/** Validates a signal's payload with the schema the workflow declares for it, if any (SIGNAL_INVALID). */
+export function checkSignalPayload(
+  deps: ApiDeps,
+  record: ExecutionRecord,
+  name: string,
+  payload: unknown,
+): void {
+  const schema = deps.registry.has(record.workflow)
+    ? deps.registry.get(record.workflow).signals?.[name]
+    : undefined;
+  if (!schema) return;
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return;
+  const errors: FieldError[] = parsed.error.issues.map((i) => ({
+    pointer: ["body", ...i.path.map(String)].join("."),
+    message: i.message,
+  }));
+  throw apiError(API_ERRORS.SIGNAL_INVALID, `signal ${name} of ${record.workflow} is invalid`, { errors });
 }
 
 /** True when this key already delivered this very signal; IDEMPOTENCY_KEY_REUSED when it delivered another. */
@@ -98,20 +106,24 @@ async function isReplay(
 export function cancelExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const record = await requireExecution(deps, req, res);
-    const result = await requestCancellation(deps.pool, principalOf(res).orgId, record.id);
-    if (!result) throw notFound(record.id);
-    if (!result.marked || result.cancelRequestedAt === null) {
-      throw new TenorError(
-        ENGINE_ERRORS.EXECUTION_TERMINAL,
-        `execution ${record.id} is ${result.status}; there is nothing to cancel`,
-        { details: { executionId: record.id, status: result.status } },
-      );
-    }
-    for (const execution of result.executions) await deps.transport.wake(execution.id, execution.workflow);
-    res.status(202).json({
-      executionId: record.id,
-      status: result.status,
-      cancelRequestedAt: result.cancelRequestedAt,
-    });
+    res.status(202).json(await cancelRun(deps, principalOf(res).orgId, record));
   };
+}
+
+/**
+ * Requests cancellation of `record` (and its unfinished children) and wakes each; the API route
+ * and the console's button both cancel through here. EXECUTION_TERMINAL when it already finished.
+ */
+export async function cancelRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
+  const result = await requestCancellation(deps.pool, orgId, record.id);
+  if (!result) throw notFound(record.id);
+  if (!result.marked || result.cancelRequestedAt === null) {
+    throw new TenorError(
+      ENGINE_ERRORS.EXECUTION_TERMINAL,
+      `execution ${record.id} is ${result.status}; there is nothing to cancel`,
+      { details: { executionId: record.id, status: result.status } },
+    );
+  }
+  for (const execution of result.executions) await deps.transport.wake(execution.id, execution.workflow);
+  return { executionId: record.id, status: result.status, cancelRequestedAt: result.cancelRequestedAt };
 }

@@ -5,9 +5,10 @@ import { guard } from "../auth/authenticate.js";
 import { handler, jsonBody } from "../http.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
 import { getExecution, getSteps, listExecutions } from "./read-routes.js";
+import { resumeExecution } from "./resume-route.js";
 import { startExecution } from "./start-route.js";
 
-/** The executions module: start, read, list, journal, signal, cancel. */
+/** The executions module: start, read, list, journal, signal, cancel, resume. */
 export function executionsRouter(deps: ApiDeps): Router {
   const router = Router();
   const body = jsonBody(deps.settings.bodyLimitBytes);
@@ -33,6 +34,13 @@ export function executionsRouter(deps: ApiDeps): Router {
     ...guard(deps.keys, "cancel"),
     ...body,
     handler(cancelExecution(deps)),
+  );
+  router.post(
+    "/v1/executions/:id/resume",
+    audited(deps, "execution.resume", (req) => String(req.params.id)),
+    ...guard(deps.keys, "resume"),
+    ...body,
+    handler(resumeExecution(deps)),
   );
   return router;
 }

@@ -4,7 +4,9 @@ import type { AnyWorkflow } from "../../engine/workflow.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
 import { registerAuditOpenApi } from "../audit/routes.js";
 import { registerChainsOpenApi } from "../chains/openapi.js";
+import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
+import { registerResumeOpenApi } from "../executions/resume-route.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { problem } from "./common.js";
 
@@ -121,6 +123,8 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   health(registry);
   adminAndDocument(registry);
   registerExecutionsOpenApi(registry, workflows);
+  registerResumeOpenApi(registry);
+  registerEvidenceOpenApi(registry);
   registerApprovalsOpenApi(registry);
   registerPlatformOpenApi(registry);
   registerAuditOpenApi(registry);

@@ -1,0 +1,142 @@
+import express, {
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+  Router,
+} from "express";
+import type { PgApiKeys } from "../../store/pg-api-keys.js";
+import {
+  type BoardSessions,
+  type SessionCookieSpec,
+  sameOrigin,
+  sessionCookie,
+  sessionToken,
+} from "../admin/board-session.js";
+import { signInPageHeaders } from "../admin/sign-in.js";
+import { hashApiKey } from "../auth/api-key.js";
+import { type OrgPrincipal, toPrincipal } from "../auth/authenticate.js";
+import { roleMay } from "../auth/permissions.js";
+import { html, layout } from "./html.js";
+
+/** Where the console is served, and its sign-in and sign-out pages. */
+export const CONSOLE_PATHS = {
+  home: "/console",
+  signIn: "/console/sign-in",
+  signOut: "/console/sign-out",
+} as const;
+
+/** The console's session cookie: sessions are the board's (src/api/admin/board-session.ts), the cookie is its own. */
+export const CONSOLE_COOKIE: SessionCookieSpec = { name: "tenor_console", path: CONSOLE_PATHS.home };
+
+/** What a console handler knows about the person: their organisation principal and the session's CSRF token. */
+export interface ConsoleUser {
+  principal: OrgPrincipal;
+  csrf: string;
+}
+
+export function consoleUser(res: Response): ConsoleUser {
+  return res.locals.consoleUser as ConsoleUser;
+}
+
+/** Pages allow no scripts, no framing and forms to this site only; inline styles only (as the board's sign-in). */
+export const consoleHeaders = signInPageHeaders;
+
+export const consoleForm = express.urlencoded({ extended: false, limit: 65_536 });
+
+/**
+ * The console's sign-in for people of an organisation: exchanges an organisation key (any role
+ * that may read) for a session cookie (HttpOnly, SameSite=Strict, Secure over TLS, 8 hours), with
+ * the board's session store. Platform keys are refused: they see no organisation's executions.
+ */
+export function consoleSignInRouter(keys: PgApiKeys, sessions: BoardSessions): Router {
+  const router = Router();
+  const signInPage = (alert?: string) =>
+    layout({
+      title: "Sign in",
+      home: CONSOLE_PATHS.home,
+      body: html`${alert ? html`<section class="alert" role="alert">${alert}</section>` : null}
+<form method="post" action="${CONSOLE_PATHS.signIn}"><label for="key">Organisation API key</label>
+<input id="key" name="key" type="password" autocomplete="off" required> <button type="submit">Sign in</button></form>`,
+    });
+  router.get(CONSOLE_PATHS.signIn, consoleHeaders, (_req, res) => {
+    res.type("html").send(signInPage());
+  });
+  router.post(CONSOLE_PATHS.signIn, consoleHeaders, consoleForm, async (req, res, next) => {
+    try {
+      if (!sameOrigin(req)) {
+        res.status(403).type("html").send(signInPage("Sign in from this page."));
+        return;
+      }
+      const key = typeof req.body?.key === "string" ? req.body.key.trim() : "";
+      const record = key === "" ? null : await keys.findActiveByHash(hashApiKey(key));
+      if (!record || record.orgId === null || !roleMay(record.role, "read")) {
+        res.status(401).type("html").send(signInPage("That is not a live key of an organisation."));
+        return;
+      }
+      const { token } = await sessions.open(record.id);
+      res.setHeader("Set-Cookie", sessionCookie(req, token, CONSOLE_COOKIE));
+      res.redirect(303, CONSOLE_PATHS.home);
+    } catch (error) {
+      next(error);
+    }
+  });
+  router.post(CONSOLE_PATHS.signOut, consoleHeaders, consoleForm, async (req, res, next) => {
+    try {
+      const token = sessionToken(req, CONSOLE_COOKIE);
+      const session = token === null ? null : await sessions.find(token);
+      if (token !== null && session !== null && sameOrigin(req) && req.body?.csrf === session.csrf) {
+        await sessions.close(token);
+      }
+      res.setHeader("Set-Cookie", sessionCookie(req, null, CONSOLE_COOKIE));
+      res.redirect(303, CONSOLE_PATHS.signIn);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}
+
+/**
+ * Who is on the console: the session cookie's key, checked live on every request (a revoked key's
+ * session ends at once). Without one, a page request is sent to the sign-in. A form post must
+ * come from this site and carry the session's CSRF token.
+ */
+export function consoleSession(keys: PgApiKeys, sessions: BoardSessions): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const token = sessionToken(req, CONSOLE_COOKIE);
+      const session = token === null ? null : await sessions.find(token);
+      const record = session === null ? null : await keys.findActiveById(session.keyId);
+      if (session === null || record === null || record.orgId === null) {
+        if (token !== null) {
+          await sessions.close(token);
+          res.setHeader("Set-Cookie", sessionCookie(req, null, CONSOLE_COOKIE));
+        }
+        res.redirect(303, CONSOLE_PATHS.signIn);
+        return;
+      }
+      if (req.method !== "GET" && (!sameOrigin(req) || req.body?.csrf !== session.csrf)) {
+        res
+          .status(403)
+          .type("html")
+          .send(
+            layout({
+              title: "Refused",
+              home: CONSOLE_PATHS.home,
+              body: html`<section class="alert" role="alert">A change must come from the console's own pages.</section>`,
+            }),
+          );
+        return;
+      }
+      res.locals.principal = toPrincipal(record);
+      res.locals.consoleUser = {
+        principal: toPrincipal(record) as OrgPrincipal,
+        csrf: session.csrf,
+      } satisfies ConsoleUser;
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}

@@ -1,0 +1,197 @@
+import { type Request, type Response, Router } from "express";
+import { z } from "zod";
+import { TenorError } from "../../errors/tenor-error.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import type { BoardSessions } from "../admin/board-session.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { voteAs } from "../approvals/routes.js";
+import { VoteBodySchema } from "../approvals/schemas.js";
+import { audited } from "../audit/audit-trail.js";
+import { type Permission, roleMay } from "../auth/permissions.js";
+import { cancelRun, checkSignalPayload, refuseReservedSignal } from "../executions/command-routes.js";
+import { requireExecution } from "../executions/read-routes.js";
+import { resumeRun } from "../executions/resume-route.js";
+import { handler, parseRequest } from "../http.js";
+import { apiError, statusForCode } from "../problem.js";
+import {
+  CONSOLE_PATHS,
+  type ConsoleUser,
+  consoleForm,
+  consoleHeaders,
+  consoleSession,
+  consoleSignInRouter,
+  consoleUser,
+} from "./console-auth.js";
+import { executionBody, NOTICES, type Notice } from "./execution-page.js";
+import { executionHref } from "./fragments.js";
+import { html, layout } from "./html.js";
+import { listPage, whoOf } from "./list-page.js";
+
+/**
+ * The operator's web console at /console (docs/console.md): server-rendered pages, no scripts, for
+ * people of one organisation signed in with one of its keys. Every action goes through the same
+ * functions as the API (votes, signals, cancel, resume), with the same role checks, and is
+ * audited like the API's.
+ */
+export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
+  const router = Router();
+  router.use(consoleSignInRouter(deps.keys, sessions));
+  const signedIn = [consoleHeaders, consoleForm, consoleSession(deps.keys, sessions)];
+  router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
+  router.get(
+    `${CONSOLE_PATHS.home}/executions/:id`,
+    ...signedIn,
+    handler(async (req, res) => {
+      const record = await findOrRender(deps, req, res);
+      if (!record) return;
+      const notice =
+        typeof req.query.notice === "string" && req.query.notice in NOTICES
+          ? (req.query.notice as Notice)
+          : null;
+      await renderExecution(deps, res, record, null, notice, 200);
+    }),
+  );
+  const action = (
+    name: string,
+    audit: Parameters<typeof audited>[1],
+    target: (req: Request) => string,
+    permission: Permission,
+    run: (req: Request, record: ExecutionRecord, user: ConsoleUser) => Promise<Notice>,
+  ) =>
+    router.post(
+      `${CONSOLE_PATHS.home}/executions/:id/${name}`,
+      ...signedIn,
+      audited(deps, audit, target),
+      handler(async (req, res) => {
+        const record = await findOrRender(deps, req, res);
+        if (!record) return;
+        const user = consoleUser(res);
+        try {
+          if (!roleMay(user.principal.role, permission)) {
+            throw apiError(API_ERRORS.FORBIDDEN, `role ${user.principal.role} may not ${permission}`, {
+              permission,
+            });
+          }
+          const notice = await run(req, record, user);
+          res.redirect(303, `${executionHref(record.id)}?notice=${notice}`);
+        } catch (error) {
+          if (!(error instanceof TenorError)) throw error;
+          res.locals.problemCode = error.code;
+          const fresh = (await deps.reads.get(user.principal.orgId, record.id)) ?? record;
+          await renderExecution(
+            deps,
+            res,
+            fresh,
+            { code: error.code, message: error.message },
+            null,
+            statusForCode(error.code),
+          );
+        }
+      }),
+    );
+  const id = (req: Request) => String(req.params.id);
+  action(
+    "approve",
+    "approval.vote",
+    (req) => `${id(req)}/approvals/${String(req.body?.name)}`,
+    "approve",
+    async (req, record, user) => {
+      const { name } = parseRequest(z.object({ name: z.string().min(1).max(200) }), req.body ?? {}, "body");
+      const vote = parseRequest(
+        VoteBodySchema,
+        {
+          decision: req.body?.decision,
+          paramsHash: req.body?.paramsHash,
+          ...(typeof req.body?.reason === "string" && req.body.reason.trim() !== ""
+            ? { reason: req.body.reason.trim() }
+            : {}),
+        },
+        "body",
+      );
+      await voteAs(deps, user.principal, record, name, vote);
+      return "voted";
+    },
+  );
+  action(
+    "signal",
+    "execution.signal",
+    (req) => `${id(req)}/signals/${String(req.body?.name)}`,
+    "signal",
+    async (req, record, user) => {
+      const { name, payload } = parseRequest(
+        z.object({ name: z.string().min(1).max(200), payload: z.string().max(65_536).default("null") }),
+        req.body ?? {},
+        "body",
+      );
+      refuseReservedSignal(name);
+      let value: unknown;
+      try {
+        value = JSON.parse(payload);
+      } catch (error) {
+        throw apiError(API_ERRORS.REQUEST_INVALID, `the payload is not JSON: ${(error as Error).message}`);
+      }
+      checkSignalPayload(deps, record, name, value);
+      await deps.client.signal(record.id, name, value, { orgId: user.principal.orgId });
+      return "signalled";
+    },
+  );
+  action("cancel", "execution.cancel", id, "cancel", async (_req, record, user) => {
+    await cancelRun(deps, user.principal.orgId, record);
+    return "cancelled";
+  });
+  action("resume", "execution.resume", id, "resume", async (_req, record, user) => {
+    await resumeRun(deps, user.principal.orgId, record);
+    return "resumed";
+  });
+  return router;
+}
+
+/** The organisation's execution named in the path, or a 404 page (another organisation's included). */
+async function findOrRender(deps: ApiDeps, req: Request, res: Response): Promise<ExecutionRecord | null> {
+  try {
+    return await requireExecution(deps, req, res);
+  } catch (error) {
+    if (!(error instanceof TenorError)) throw error;
+    res
+      .status(404)
+      .type("html")
+      .send(
+        layout({
+          title: "Not found",
+          home: CONSOLE_PATHS.home,
+          who: whoOf(consoleUser(res)),
+          body: html`<section class="alert" role="alert">${error.message}</section>`,
+        }),
+      );
+    return null;
+  }
+}
+
+async function renderExecution(
+  deps: ApiDeps,
+  res: Response,
+  record: ExecutionRecord,
+  alert: { code: string; message: string } | null,
+  notice: Notice | null,
+  status: number,
+): Promise<void> {
+  const user = consoleUser(res);
+  const [journal, votes] = await Promise.all([
+    deps.client.journal(record.id, record.orgId),
+    deps.approvals.list(record.orgId, record.id),
+  ]);
+  res
+    .status(status)
+    .type("html")
+    .send(
+      layout({
+        title: `${record.workflow} ${record.id}`,
+        home: CONSOLE_PATHS.home,
+        who: whoOf(user),
+        // A running execution changes by itself; other pages hold forms and stay put.
+        ...(record.status === "running" ? { refreshSeconds: 3 } : {}),
+        body: executionBody({ record, journal, votes: votes ?? [], user }, alert, notice),
+      }),
+    );
+}

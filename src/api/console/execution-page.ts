@@ -1,0 +1,178 @@
+import type { ApprovalWaitDetails } from "../../engine/approvals.js";
+import type { JournalView } from "../../engine/execution-client.js";
+import type { WaitDescriptor } from "../../engine/execution-store.js";
+import type { VoteRecord } from "../../store/pg-approvals.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import { roleMay } from "../auth/permissions.js";
+import { retryGuidance, toStep } from "../executions/resource.js";
+import type { ConsoleUser } from "./console-auth.js";
+import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
+import { type Html, html, jsonBlock } from "./html.js";
+
+/** Everything one execution's page shows. */
+export interface ExecutionPageData {
+  record: ExecutionRecord;
+  journal: readonly JournalView[];
+  votes: readonly VoteRecord[];
+  user: ConsoleUser;
+}
+
+/** Notices an action leaves on the page it redirects to: a closed list, never text from the request. */
+export const NOTICES = {
+  voted: "Your vote was recorded.",
+  signalled: "The signal was delivered.",
+  cancelled: "Cancellation was requested; the next turn ends the run.",
+  resumed: "The run was woken and runs again now.",
+} as const;
+export type Notice = keyof typeof NOTICES;
+
+/** The body of an execution's page: status, waits, progress, failure, approvals, journal, children, actions. */
+export function executionBody(
+  data: ExecutionPageData,
+  alert: { code: string; message: string } | null,
+  notice: Notice | null,
+): Html {
+  const { record } = data;
+  const may = (p: Parameters<typeof roleMay>[1]) => roleMay(data.user.principal.role, p);
+  const waiting = record.status === "waiting" || record.status === "suspended";
+  const waits = waiting ? (record.waitingFor ?? []) : [];
+  return html`
+${alert ? html`<section class="alert" role="alert"><strong>${alert.code}</strong>: ${alert.message}</section>` : null}
+${notice ? html`<section role="status">${NOTICES[notice]}</section>` : null}
+<section><h2>Status</h2><p>${statusBadge(record.status)} ${record.workflow} version ${record.workflowVersion}</p>
+<table><tbody>
+<tr><th>Execution</th><td>${record.id}</td></tr>
+${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.parentId)}">${record.parentId}</a></td></tr>` : null}
+<tr><th>Created</th><td>${record.createdAt}</td></tr><tr><th>Updated</th><td>${record.updatedAt}</td></tr>
+${record.completedAt ? html`<tr><th>Finished</th><td>${record.completedAt}</td></tr>` : null}
+${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${record.wakeAt}</td></tr>` : null}
+${record.cancelRequestedAt ? html`<tr><th>Cancel requested</th><td>${record.cancelRequestedAt}</td></tr>` : null}
+</tbody></table></section>
+${waits.length > 0 ? waitsSection(waits) : null}
+${progressSection(record.progress)}
+${failureSection("Failure", record.failure)}${failureSection("Held", record.hold)}
+${approvalsSection(waits, data, may("approve"))}
+${fundingSection(waits)}
+${timelineSection(data.journal, may("readPayloads"))}
+${childrenSection(data.journal)}
+${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
+}
+
+function waitsSection(waits: readonly WaitDescriptor[]): Html {
+  return html`<section aria-label="Waiting for"><h2>Waiting for</h2><ul>${waits.map(
+    (w) => html`<li>${describeWait(w)}</li>`,
+  )}</ul></section>`;
+}
+
+function progressSection(progress: Record<string, unknown> | null): Html | null {
+  if (!progress) return null;
+  const done = Number(progress.done);
+  const total = Number(progress.total);
+  const bar =
+    Number.isFinite(done) && Number.isFinite(total) && total > 0
+      ? html`<progress value="${done}" max="${total}">${done} of ${total}</progress> ${done} of ${total}`
+      : null;
+  return html`<section><h2>Progress</h2>${bar}${jsonBlock(progress)}</section>`;
+}
+
+function failureSection(title: string, failure: ExecutionRecord["failure"]): Html | null {
+  if (!failure) return null;
+  return html`<section class="alert" aria-label="${title}"><h2>${title}: ${failure.code}</h2><p>${failure.message}</p>
+<p><strong>${failure.retryable ? "Retryable" : "Not retryable"}.</strong> ${retryGuidance(failure)}</p>
+${failure.details && Object.keys(failure.details).length > 0 ? jsonBlock(failure.details) : null}</section>`;
+}
+
+function approvalsSection(
+  waits: readonly WaitDescriptor[],
+  data: ExecutionPageData,
+  mayApprove: boolean,
+): Html | null {
+  const pending = waits.filter((w) => w.kind === "approval" && w.position !== undefined);
+  if (pending.length === 0 && data.votes.length === 0) return null;
+  return html`<section aria-label="Approvals"><h2>Approvals</h2>
+${pending.map((w) => {
+  const details = w.details as unknown as ApprovalWaitDetails;
+  return html`<h3>${w.name} (quorum ${details.quorum}${w.until ? `, until ${w.until}` : ""})</h3>
+<p>Parameters you approve:</p>${jsonBlock(details.params)}<p>Hash: <code data-params-hash>${details.paramsHash}</code></p>
+${
+  mayApprove
+    ? html`<form method="post" action="${executionHref(data.record.id)}/approve">
+<input type="hidden" name="csrf" value="${data.user.csrf}"><input type="hidden" name="name" value="${w.name}">
+<input type="hidden" name="paramsHash" value="${details.paramsHash}">
+<label for="reason-${w.name}">Reason</label><input id="reason-${w.name}" name="reason" maxlength="2000">
+<button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="reject">Reject</button></form>`
+    : html`<p>Only approvers may vote.</p>`
+}`;
+})}
+${
+  data.votes.length > 0
+    ? html`<table><thead><tr><th>Approval</th><th>Decision</th><th>Who</th><th>When</th><th>Parameters hash</th><th>Reason</th></tr></thead><tbody>
+${data.votes.map(
+  (
+    v,
+  ) => html`<tr><td>${v.name}</td><td>${v.decision}</td><td>${v.approver.name} (${v.subject}, ${v.approver.role})</td>
+<td>${v.approver.at}</td><td><code>${v.paramsHash}</code></td><td>${v.reason ?? ""}</td></tr>`,
+)}</tbody></table>`
+    : null
+}</section>`;
+}
+
+function fundingSection(waits: readonly WaitDescriptor[]): Html | null {
+  const funding = waits.filter((w) => w.kind === "funding");
+  if (funding.length === 0) return null;
+  return html`<section aria-label="Funding requests"><h2>Funding requests</h2>${funding.map(
+    (w) => html`<h3>${w.name}${w.until ? ` (deadline ${w.until})` : ""}</h3>${jsonBlock(w.details ?? {})}`,
+  )}</section>`;
+}
+
+function timelineSection(journal: readonly JournalView[], withPayloads: boolean): Html {
+  const steps = journal.map((entry) => toStep(entry, withPayloads));
+  const origin = steps[0] ? Date.parse(steps[0].startedAt) : 0;
+  const longest = Math.max(1, ...steps.map((s) => s.durationMs ?? 0));
+  return html`<section aria-label="Journal"><h2>Journal</h2>
+<table><thead><tr><th>#</th><th>Kind</th><th>Name</th><th>State</th><th>Attempts</th><th>At</th><th>Duration</th><th></th>${
+    withPayloads ? html`<th>Result</th>` : null
+  }</tr></thead><tbody>
+${steps.map(
+  (
+    s,
+  ) => html`<tr><td>${s.position}</td><td>${s.kind}</td><td>${s.name}</td><td>${s.state}${s.errorCode ? ` ${s.errorCode}` : ""}</td>
+<td>${s.attempts}</td><td>+${duration(Date.parse(s.startedAt) - origin)}</td><td>${s.state === "pending" ? "waiting" : duration(s.durationMs)}</td>
+<td style="width:12rem"><div class="bar" style="width:${Math.round(((s.durationMs ?? 0) / longest) * 100)}%"></div></td>
+${withPayloads ? html`<td><code>${JSON.stringify(s.error ?? s.result ?? null).slice(0, 200)}</code></td>` : null}</tr>`,
+)}</tbody></table>${steps.length === 0 ? html`<p>Nothing journaled yet.</p>` : null}</section>`;
+}
+
+function childrenSection(journal: readonly JournalView[]): Html | null {
+  const children = journal.filter((e) => e.kind === "child");
+  if (children.length === 0) return null;
+  return html`<section aria-label="Children"><h2>Children</h2><ul>${children.map((e) => {
+    const childId = (e.result as { childId?: string } | null)?.childId ?? "";
+    return html`<li><a href="${executionHref(childId)}">${e.name} ${childId}</a> (${e.state})</li>`;
+  })}</ul></section>`;
+}
+
+function actionsSection(
+  record: ExecutionRecord,
+  user: ConsoleUser,
+  may: { signal: boolean; cancel: boolean; resume: boolean },
+): Html | null {
+  if (record.status === "completed" || record.status === "failed") return null;
+  const csrf = html`<input type="hidden" name="csrf" value="${user.csrf}">`;
+  const base = executionHref(record.id);
+  const forms = [
+    may.signal
+      ? html`<form method="post" action="${base}/signal">${csrf}<label for="signal-name">Signal</label>
+<input id="signal-name" name="name" required maxlength="200"> <label for="signal-payload">Payload (JSON)</label>
+<input id="signal-payload" name="payload" value="null"> <button type="submit">Send signal</button></form>`
+      : null,
+    may.resume && record.status === "suspended"
+      ? html`<form class="inline" method="post" action="${base}/resume">${csrf}<button type="submit">Resume now</button></form>`
+      : null,
+    may.cancel
+      ? html`<form class="inline" method="post" action="${base}/cancel">${csrf}<button type="submit">Cancel run</button></form>`
+      : null,
+  ].filter((f) => f !== null);
+  return forms.length === 0 ? null : html`<section aria-label="Actions"><h2>Actions</h2>${forms}</section>`;
+}

@@ -1,0 +1,30 @@
+import type { WaitDescriptor } from "../../engine/execution-store.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import { formatMilliseconds } from "../../values/format.js";
+import { CONSOLE_PATHS } from "./console-auth.js";
+import { type Html, html } from "./html.js";
+
+/** Small pieces the console's pages share. */
+
+export function executionHref(id: string): string {
+  return `${CONSOLE_PATHS.home}/executions/${id}`;
+}
+
+export function statusBadge(status: string): Html {
+  return html`<span class="status ${status}">${status}</span>`;
+}
+
+/** What a waiting or suspended execution waits for and until when, in one line. */
+export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingFor">): string {
+  if (record.status !== "waiting" && record.status !== "suspended") return "";
+  return (record.waitingFor ?? []).map(describeWait).join("; ");
+}
+
+export function describeWait(wait: WaitDescriptor): string {
+  return `${wait.kind} ${wait.name}${wait.until ? ` until ${wait.until}` : ""}`;
+}
+
+/** A duration for people; empty when unknown. */
+export function duration(ms: number | null): string {
+  return ms === null ? "" : formatMilliseconds(ms);
+}

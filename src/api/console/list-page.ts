@@ -1,0 +1,104 @@
+import type { Request, Response } from "express";
+import { readPlatformStatus } from "../../store/pg-platform-status.js";
+import type { ApiDeps } from "../api-deps.js";
+import { decodeCursor, encodeCursor } from "../executions/resource.js";
+import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
+import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
+import { describeWaits, executionHref, statusBadge } from "./fragments.js";
+import { Html, html, layout } from "./html.js";
+
+/** How often the list reloads itself, in seconds: counts and statuses stay live without scripts. */
+const LIST_REFRESH_SECONDS = 5;
+const STATUSES = ExecutionStatusSchema.options;
+
+/**
+ * `GET /console`: the organisation's executions, newest first, filtered like `GET /v1/executions`
+ * (workflow, status, key, created range), 50 a page, with live counts per status.
+ */
+export function listPage(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const user = consoleUser(res);
+    const orgId = user.principal.orgId;
+    const query = ListQuerySchema.safeParse(dropEmpty(req.query as Record<string, unknown>));
+    const filter = query.success ? query.data : ListQuerySchema.parse({});
+    const after = filter.cursor === undefined ? undefined : (decodeCursor(filter.cursor) ?? undefined);
+    const rows = await deps.reads.list({
+      orgId,
+      ...(filter.workflow !== undefined ? { workflow: filter.workflow } : {}),
+      ...(filter.status !== undefined ? { status: filter.status } : {}),
+      ...(filter.key !== undefined ? { key: filter.key } : {}),
+      ...(filter.createdAfter !== undefined ? { createdAfter: filter.createdAfter } : {}),
+      ...(filter.createdBefore !== undefined ? { createdBefore: filter.createdBefore } : {}),
+      ...(after ? { after } : {}),
+      limit: filter.limit + 1,
+    });
+    const page = rows.slice(0, filter.limit);
+    const status = await readPlatformStatus(deps.pool, orgId, deps.settings.noMutationThresholdSeconds, 0);
+    const totals: Record<string, number> = {};
+    for (const w of status.workflows)
+      for (const [s, n] of Object.entries(w.counts)) totals[s] = (totals[s] ?? 0) + (n ?? 0);
+    const last = page.at(-1);
+    const next =
+      rows.length > filter.limit && last
+        ? `${CONSOLE_PATHS.home}?${new URLSearchParams({
+            ...stringQuery(req.query as Record<string, unknown>),
+            cursor: encodeCursor(last),
+          })}`
+        : null;
+    const selected = new Set(filter.status ?? []);
+    const body = html`
+${query.success ? null : html`<section class="alert" role="alert">${query.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</section>`}
+<section class="counts" aria-label="Counts"><h2>Executions by status</h2>
+${STATUSES.map((s) => html`<span><span class="status ${s}">${s}</span> <strong data-count="${s}">${totals[s] ?? 0}</strong></span>`)}
+</section>
+<section><form method="get" action="${CONSOLE_PATHS.home}">
+<label for="workflow">Workflow</label><input id="workflow" name="workflow" value="${filter.workflow ?? ""}">
+<label for="status">Status</label><select id="status" name="status"><option value="">any</option>
+${STATUSES.map((s) => html`<option value="${s}" ${selected.has(s) && selected.size === 1 ? new Html("selected") : null}>${s}</option>`)}</select>
+<label for="key">Key</label><input id="key" name="key" value="${filter.key ?? ""}">
+<button type="submit">Filter</button></form></section>
+<table><thead><tr><th>Execution</th><th>Workflow</th><th>Status</th><th>Waiting for</th><th>Created</th><th>Updated</th></tr></thead><tbody>
+${page.map(
+  (
+    e,
+  ) => html`<tr><td><a href="${executionHref(e.id)}">${e.id}</a></td><td>${e.workflow}@${e.workflowVersion}</td>
+<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${e.createdAt}</td><td>${e.updatedAt}</td></tr>`,
+)}
+</tbody></table>
+${page.length === 0 ? html`<p>No executions match.</p>` : null}
+${next ? html`<p><a href="${next}">Older executions</a></p>` : null}`;
+    res.type("html").send(
+      layout({
+        title: "Executions",
+        body,
+        who: whoOf(user),
+        refreshSeconds: LIST_REFRESH_SECONDS,
+        home: CONSOLE_PATHS.home,
+      }),
+    );
+  };
+}
+
+export function whoOf(user: ReturnType<typeof consoleUser>) {
+  return {
+    name: user.principal.name,
+    role: user.principal.role,
+    orgId: user.principal.orgId,
+    csrf: user.csrf,
+    signOut: CONSOLE_PATHS.signOut,
+  };
+}
+
+/** A filter form sends empty fields; the API's schema treats absent and empty differently. */
+function dropEmpty(query: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([, v]) => v !== "" && v !== undefined));
+}
+
+function stringQuery(query: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(dropEmpty(query)).filter(([k, v]) => k !== "cursor" && typeof v === "string") as [
+      string,
+      string,
+    ][],
+  );
+}

@@ -1,0 +1,147 @@
+import type { JournalView } from "../../engine/execution-client.js";
+import type { VoteRecord } from "../../store/pg-approvals.js";
+import type { ExecutionAuditRecord, SignalRecord } from "../../store/pg-evidence.js";
+import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+
+/** Everything an evidence export is built from, read within the caller's organisation. */
+export interface EvidenceSources {
+  execution: ExecutionRecord;
+  input: unknown;
+  journal: readonly JournalView[];
+  votes: readonly VoteRecord[];
+  signals: readonly SignalRecord[];
+  audit: readonly ExecutionAuditRecord[];
+}
+
+export interface EvidenceFact {
+  type: "execution" | "journal" | "approval" | "signal" | "audit" | "transition" | "transaction";
+  at: string | null;
+  data: unknown;
+}
+
+/** Journal kinds during which the execution waits for something outside it. */
+const WAIT_KINDS = new Set(["sleep", "signal", "child", "condition"]);
+const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * The export's facts in time order (ties keep the order they are listed in): the execution as
+ * started, each journal position, each vote, signal and audit row, the status transitions and the
+ * transaction hashes its steps recorded. Transitions are derived from journal timestamps: Tenor
+ * keeps no separate status history.
+ */
+export function evidenceFacts(sources: EvidenceSources): EvidenceFact[] {
+  const { execution: e } = sources;
+  const facts: EvidenceFact[] = [
+    {
+      type: "execution",
+      at: e.createdAt,
+      data: {
+        id: e.id,
+        orgId: e.orgId,
+        workflow: e.workflow,
+        workflowVersion: e.workflowVersion,
+        parentId: e.parentId,
+        createdBy: e.createdBy,
+        key: e.key,
+        idempotencyKey: e.idempotencyKey,
+        input: sources.input,
+      },
+    },
+    ...sources.journal.map((j) => ({
+      type: "journal" as const,
+      at: j.completedAt ?? j.startedAt,
+      data: {
+        position: j.position,
+        kind: j.kind,
+        name: j.name,
+        state: j.state,
+        attempts: j.attempts,
+        startedAt: j.startedAt,
+        completedAt: j.completedAt,
+        result: j.result ?? null,
+        error: j.error ?? null,
+      },
+    })),
+    ...sources.votes.map((v) => ({
+      type: "approval" as const,
+      at: v.approver.at,
+      data: {
+        name: v.name,
+        position: v.position,
+        decision: v.decision,
+        paramsHash: v.paramsHash,
+        reason: v.reason,
+        approver: {
+          keyId: v.approver.keyId,
+          name: v.approver.name,
+          role: v.approver.role,
+          subject: v.subject,
+        },
+      },
+    })),
+    ...sources.signals.map((s) => ({ type: "signal" as const, at: s.createdAt, data: s })),
+    ...sources.audit.map((a) => ({ type: "audit" as const, at: a.at, data: a })),
+    ...transitions(sources),
+    ...transactions(sources.journal),
+  ];
+  return facts
+    .map((fact, index) => ({ fact, index }))
+    .sort((a, b) => (a.fact.at ?? "").localeCompare(b.fact.at ?? "") || a.index - b.index)
+    .map(({ fact }) => fact);
+}
+
+function transitions(sources: EvidenceSources): EvidenceFact[] {
+  const { execution: e } = sources;
+  const out: EvidenceFact[] = [
+    { type: "transition", at: e.createdAt, data: { status: "running", cause: "started" } },
+  ];
+  for (const j of sources.journal) {
+    const activity = j.kind === "step" && isRecord(j.result) && typeof j.result.activity === "string";
+    if (!WAIT_KINDS.has(j.kind) && !activity) continue;
+    const cause = `${j.kind} ${j.name} (position ${j.position})`;
+    out.push({ type: "transition", at: j.startedAt, data: { status: "waiting", cause } });
+    if (j.completedAt)
+      out.push({ type: "transition", at: j.completedAt, data: { status: "running", cause } });
+  }
+  if (e.status === "completed" || e.status === "failed") {
+    out.push({
+      type: "transition",
+      at: e.completedAt,
+      data: { status: e.status, cause: e.failure ? `${e.failure.code}: ${e.failure.message}` : "returned" },
+    });
+  } else if (e.status !== "running") {
+    out.push({ type: "transition", at: e.updatedAt, data: { status: e.status, cause: "current" } });
+  }
+  return out;
+}
+
+/** Transaction hashes anywhere in a step's recorded result, under a member whose name says hash. */
+function transactions(journal: readonly JournalView[]): EvidenceFact[] {
+  const out: EvidenceFact[] = [];
+  for (const j of journal) {
+    for (const { path, hash } of findHashes(j.result, "result")) {
+      out.push({
+        type: "transaction",
+        at: j.completedAt ?? j.startedAt,
+        data: { position: j.position, step: j.name, path, hash: hash.toLowerCase() },
+      });
+    }
+  }
+  return out;
+}
+
+function findHashes(value: unknown, path: string, depth = 0): { path: string; hash: string }[] {
+  if (depth > 10 || !value || typeof value !== "object") return [];
+  const found: { path: string; hash: string }[] = [];
+  for (const [key, child] of Object.entries(value as Record<string, unknown>)) {
+    const at = `${path}.${key}`;
+    if (typeof child === "string" && /hash/i.test(key) && TX_HASH.test(child))
+      found.push({ path: at, hash: child });
+    else found.push(...findHashes(child, at, depth + 1));
+  }
+  return found;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

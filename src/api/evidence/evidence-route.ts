@@ -1,0 +1,120 @@
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { type Request, type Response, Router } from "express";
+import { z } from "zod";
+import { loadEvidenceExtras } from "../../store/pg-evidence.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { audited } from "../audit/audit-trail.js";
+import { guard, principalOf } from "../auth/authenticate.js";
+import { notFound, requireExecution } from "../executions/read-routes.js";
+import { ExecutionIdParams } from "../executions/schemas.js";
+import { handler } from "../http.js";
+import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import { apiError } from "../problem.js";
+import { chainRecords, EVIDENCE_FORMAT, GENESIS_HASH, signEvidence } from "./evidence-chain.js";
+import { evidenceFacts } from "./evidence-facts.js";
+
+/** `GET /v1/executions/{id}/evidence`: the signed, hash-chained export of one execution. */
+export function evidenceRouter(deps: ApiDeps): Router {
+  const router = Router();
+  router.get(
+    "/v1/executions/:id/evidence",
+    audited(deps, "execution.evidence", (req) => String(req.params.id)),
+    ...guard(deps.keys, "evidence"),
+    handler(exportEvidence(deps)),
+  );
+  return router;
+}
+
+function exportEvidence(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const key = deps.evidenceKey;
+    if (!key) {
+      throw apiError(
+        API_ERRORS.EVIDENCE_SIGNING_DISABLED,
+        "evidence export needs a signing key: set evidence.signingKey in the api's configuration",
+      );
+    }
+    const execution = await requireExecution(deps, req, res);
+    const orgId = principalOf(res).orgId;
+    const [journal, votes, extras] = await Promise.all([
+      deps.client.journal(execution.id, orgId),
+      deps.approvals.list(orgId, execution.id),
+      loadEvidenceExtras(deps.pool, orgId, execution.id),
+    ]);
+    if (votes === null || extras === null) throw notFound(execution.id);
+    const records = chainRecords(
+      evidenceFacts({
+        execution,
+        input: extras.input,
+        journal,
+        votes,
+        signals: extras.signals,
+        audit: extras.audit,
+      }),
+    );
+    const document = signEvidence(
+      {
+        format: EVIDENCE_FORMAT,
+        executionId: execution.id,
+        orgId,
+        exportedAt: new Date().toISOString(),
+        records,
+        head: records.at(-1)?.hash ?? GENESIS_HASH,
+      },
+      key,
+    );
+    res.setHeader("Content-Disposition", `attachment; filename="evidence-${execution.id}.json"`);
+    res.json(document);
+  };
+}
+
+const EvidenceRecordSchema = z
+  .object({
+    seq: z.number().int(),
+    type: z.enum(["execution", "journal", "approval", "signal", "audit", "transition", "transaction"]),
+    at: z.string().nullable(),
+    data: z.unknown(),
+    prev: z.string().meta({ description: "Hash of the record before (64 zeros for the first)." }),
+    hash: z.string().meta({ description: "Hex SHA-256 of the canonical JSON of seq, type, at, data, prev." }),
+  })
+  .meta({ id: "EvidenceRecord" });
+
+export const EvidenceSchema = z
+  .object({
+    format: z.literal(EVIDENCE_FORMAT),
+    executionId: z.uuid(),
+    orgId: z.string(),
+    exportedAt: z.string(),
+    records: z.array(EvidenceRecordSchema),
+    head: z.string().meta({ description: "The last record's hash." }),
+    signature: z.object({
+      algorithm: z.literal("Ed25519"),
+      publicKey: z.string().meta({ description: "SPKI DER, base64." }),
+      keyId: z.string().meta({ description: "Hex SHA-256 of the SPKI DER." }),
+      value: z.string().meta({ description: "Base64 signature over the canonical JSON of everything else." }),
+    }),
+  })
+  .meta({ id: "Evidence" });
+
+export function registerEvidenceOpenApi(registry: OpenAPIRegistry): void {
+  registry.registerPath({
+    method: "get",
+    path: "/v1/executions/{id}/evidence",
+    operationId: "getExecutionEvidence",
+    tags: ["executions"],
+    summary: "Signed evidence export of an execution",
+    description:
+      "The execution's input, journal (with payloads), approval votes (who, when, which parameters hash), signals, " +
+      "audit rows, status transitions and transaction hashes, in time order, each record hash-chained to the one " +
+      "before and the whole signed with the api's Ed25519 key. Check it offline with `npm run tenor -- verify <file>`. " +
+      rolesNote("evidence"),
+    request: { params: ExecutionIdParams },
+    responses: {
+      200: { description: "The export.", content: { "application/json": { schema: EvidenceSchema } } },
+      ...authProblems("evidence"),
+      404: problem("EXECUTION_NOT_FOUND."),
+      503: problem("EVIDENCE_SIGNING_DISABLED: no evidence.signingKey is configured."),
+    },
+  });
+}

@@ -1,0 +1,14 @@
+export { type CommandIo, UsageError } from "../api/auth/keys-command.js";
+
+/** Exit codes of every `tenor` command (docs/console.md, "CLI"). */
+export const EXIT = {
+  /** Done; for checks (doctor, compat, verify): everything passed. */
+  OK: 0,
+  /** The command ran and found a problem, or the API refused the request. */
+  FAILED: 1,
+  /** The command line or the environment is wrong (unknown command, missing argument or variable). */
+  USAGE: 2,
+} as const;
+
+/** The environment a command may read: the entry point passes `process.env` in. */
+export type CliEnv = Readonly<Record<string, string | undefined>>;

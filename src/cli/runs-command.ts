@@ -1,0 +1,164 @@
+import { parseArgs } from "node:util";
+import type { ApiClient } from "./api-client.js";
+import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
+import { renderExecution, renderExecutionList, renderSteps } from "./runs-render.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const OPTIONS = {
+  json: { type: "boolean" },
+  workflow: { type: "string" },
+  status: { type: "string" },
+  key: { type: "string" },
+  "idempotency-key": { type: "string" },
+  "created-after": { type: "string" },
+  "created-before": { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  payload: { type: "string" },
+  reject: { type: "boolean" },
+  reason: { type: "string" },
+} as const;
+
+/** `tenor runs ...` through the Platform API; returns the exit code. */
+export async function runRunsCommand(
+  args: readonly string[],
+  api: ApiClient,
+  io: CommandIo,
+): Promise<number> {
+  const [action, ...rest] = args;
+  const { values, positionals } = parseArgs({
+    args: [...rest],
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
+  const print = (body: unknown, human: () => string) =>
+    io.stdout(values.json ? `${JSON.stringify(body, null, 2)}\n` : human());
+  switch (action) {
+    case "list": {
+      const query = new URLSearchParams();
+      for (const name of ["workflow", "status", "key", "limit", "cursor"] as const) {
+        const value = values[name];
+        if (value !== undefined) query.set(name, value);
+      }
+      if (values["idempotency-key"] !== undefined) query.set("idempotencyKey", values["idempotency-key"]);
+      if (values["created-after"] !== undefined) query.set("createdAfter", values["created-after"]);
+      if (values["created-before"] !== undefined) query.set("createdBefore", values["created-before"]);
+      const body = await api.get<Parameters<typeof renderExecutionList>[0]>(`/v1/executions?${query}`);
+      print(body, () => renderExecutionList(body));
+      return EXIT.OK;
+    }
+    case "get": {
+      const id = executionId(positionals, 0);
+      const body = await api.get<Parameters<typeof renderExecution>[0]>(`/v1/executions/${id}`);
+      print(body, () => renderExecution(body));
+      return EXIT.OK;
+    }
+    case "steps": {
+      const id = executionId(positionals, 0);
+      const body = await api.get<Parameters<typeof renderSteps>[0]>(`/v1/executions/${id}/steps`);
+      print(body, () => renderSteps(body));
+      return EXIT.OK;
+    }
+    case "signal": {
+      const id = executionId(positionals, 0);
+      const name = required(positionals[1], "name the signal: tenor runs signal <id> <name>");
+      const payload = values.payload === undefined ? undefined : parseJson(values.payload, "--payload");
+      const headers: Record<string, string> = values["idempotency-key"]
+        ? { "idempotency-key": values["idempotency-key"] }
+        : {};
+      const body = await api.post<{ duplicate: boolean }>(
+        `/v1/executions/${id}/signals/${encodeURIComponent(name)}`,
+        payload,
+        headers,
+      );
+      print(
+        body,
+        () => `signal ${name} ${body.duplicate ? "was already delivered" : "delivered"} to ${id}\n`,
+      );
+      return EXIT.OK;
+    }
+    case "approve":
+      return approve(api, io, positionals, values);
+    case "cancel": {
+      const id = executionId(positionals, 0);
+      const body = await api.post<{ cancelRequestedAt: string }>(`/v1/executions/${id}/cancel`);
+      print(body, () => `cancellation of ${id} requested at ${body.cancelRequestedAt}\n`);
+      return EXIT.OK;
+    }
+    case "resume": {
+      const id = executionId(positionals, 0);
+      const body = await api.post<{ held: boolean }>(`/v1/executions/${id}/resume`);
+      print(body, () => `${id} ${body.held ? "(held)" : "(suspended)"} resumed: it runs again now\n`);
+      return EXIT.OK;
+    }
+    default:
+      throw new UsageError(action ? `unknown runs command ${JSON.stringify(action)}` : "name a runs command");
+  }
+}
+
+interface PendingApproval {
+  name: string;
+  params: unknown;
+  paramsHash: string;
+  quorum: number;
+  until: string | null;
+}
+
+/**
+ * Identity-bound voting from a terminal: the CLI fetches the pending approval, shows its
+ * parameters (on stderr, so `--json` output stays clean) and votes on exactly their hash.
+ */
+async function approve(
+  api: ApiClient,
+  io: CommandIo,
+  positionals: string[],
+  values: { json?: boolean; reject?: boolean; reason?: string },
+): Promise<number> {
+  const id = executionId(positionals, 0);
+  const name = required(positionals[1], "name the approval: tenor runs approve <id> <approval>");
+  const approvals = await api.get<{ pending: PendingApproval[] }>(`/v1/executions/${id}/approvals`);
+  const pending = approvals.pending.find((p) => p.name === name);
+  if (!pending) {
+    const names = approvals.pending.map((p) => p.name);
+    io.stderr(
+      `execution ${id} does not wait for approval ${JSON.stringify(name)}` +
+        (names.length > 0 ? ` (it waits for: ${names.join(", ")})\n` : " (it waits for no approval)\n"),
+    );
+    return EXIT.FAILED;
+  }
+  io.stderr(
+    `approval ${name} of ${id}\n  params: ${JSON.stringify(pending.params)}\n  hash:   ${pending.paramsHash}\n`,
+  );
+  const decision = values.reject ? "reject" : "approve";
+  const body = await api.post<{ outcome: string; approvals: number; quorum: number }>(
+    `/v1/executions/${id}/approvals/${encodeURIComponent(name)}`,
+    { decision, paramsHash: pending.paramsHash, ...(values.reason ? { reason: values.reason } : {}) },
+  );
+  io.stdout(
+    values.json
+      ? `${JSON.stringify(body, null, 2)}\n`
+      : `${decision} recorded: ${body.outcome} (${body.approvals} of ${body.quorum})\n`,
+  );
+  return EXIT.OK;
+}
+
+function executionId(positionals: readonly string[], index: number): string {
+  const id = required(positionals[index], "name the execution id");
+  if (!UUID.test(id)) throw new UsageError(`execution id ${JSON.stringify(id)} is not a UUID`);
+  return id;
+}
+
+function required(value: string | undefined, message: string): string {
+  if (value === undefined || value === "") throw new UsageError(message);
+  return value;
+}
+
+function parseJson(text: string, option: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`${option} must be JSON: ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,113 @@
+import { formatDuration, renderFields, renderTable } from "./table.js";
+
+/** The parts of the API's resources the human renderings show (the API's schemas define them). */
+interface Wait {
+  kind: string;
+  name: string;
+  until: string | null;
+  details?: Record<string, unknown>;
+}
+interface Failure {
+  code: string;
+  message: string;
+  retryable: boolean;
+  guidance: string;
+}
+export interface ExecutionBody {
+  id: string;
+  workflow: string;
+  workflowVersion: number;
+  status: string;
+  waitingFor: Wait[];
+  wakeAt: string | null;
+  progress: Record<string, unknown> | null;
+  failure: Failure | null;
+  hold: Failure | null;
+  parentId: string | null;
+  cancelRequestedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+interface StepBody {
+  position: number;
+  kind: string;
+  name: string;
+  state: string;
+  attempts: number;
+  startedAt: string;
+  completedAt: string | null;
+  durationMs: number | null;
+  errorCode: string | null;
+}
+
+export function renderExecutionList(body: { items: ExecutionBody[]; nextCursor: string | null }): string {
+  const table = renderTable(
+    ["ID", "WORKFLOW", "STATUS", "WAITING FOR", "CREATED", "UPDATED"],
+    body.items.map((e) => [
+      e.id,
+      `${e.workflow}@${e.workflowVersion}`,
+      e.status,
+      e.waitingFor.map(describeWait).join("; ") || null,
+      e.createdAt,
+      e.updatedAt,
+    ]),
+  );
+  return body.nextCursor ? `${table}more: --cursor ${body.nextCursor}\n` : table;
+}
+
+/** What a wait is for and until when, in one phrase. */
+export function describeWait(wait: Wait): string {
+  return `${wait.kind} ${wait.name}${wait.until ? ` until ${wait.until}` : ""}`;
+}
+
+export function renderExecution(e: ExecutionBody): string {
+  let text = renderFields([
+    ["id", e.id],
+    ["workflow", `${e.workflow} version ${e.workflowVersion}`],
+    ["status", e.status],
+    ["progress", e.progress],
+    ["wakes at", e.wakeAt],
+    ["parent", e.parentId],
+    ["cancel requested", e.cancelRequestedAt],
+    ["created", e.createdAt],
+    ["updated", e.updatedAt],
+    ["finished", e.completedAt],
+  ]);
+  if (e.waitingFor.length > 0) {
+    text += "waiting for:\n";
+    for (const wait of e.waitingFor) {
+      text += `  - ${describeWait(wait)}\n`;
+      const details = wait.details ?? {};
+      if (wait.kind === "approval")
+        text += `    params ${JSON.stringify(details.params)}\n    hash ${String(details.paramsHash)}\n`;
+      else if (Object.keys(details).length > 0) text += `    ${JSON.stringify(details)}\n`;
+    }
+  }
+  for (const [label, failure] of [
+    ["failure", e.failure],
+    ["held", e.hold],
+  ] as const) {
+    if (!failure) continue;
+    text += `${label}: ${failure.code}: ${failure.message}\n  ${failure.retryable ? "retryable" : "not retryable"}: ${failure.guidance}\n`;
+  }
+  return text;
+}
+
+/** The journal as a timeline: each position's start relative to the first, its duration and outcome. */
+export function renderSteps(body: { executionId: string; steps: StepBody[] }): string {
+  const origin = body.steps.length > 0 ? Date.parse(body.steps[0]?.startedAt ?? "") : 0;
+  return renderTable(
+    ["POS", "KIND", "NAME", "STATE", "ATTEMPTS", "AT", "DURATION", "ERROR"],
+    body.steps.map((s) => [
+      s.position,
+      s.kind,
+      s.name,
+      s.state,
+      s.attempts,
+      `+${formatDuration(Date.parse(s.startedAt) - origin)}`,
+      s.state === "pending" ? "(waiting)" : formatDuration(s.durationMs),
+      s.errorCode,
+    ]),
+  );
+}

@@ -1,0 +1,42 @@
+import { KEYS_USAGE } from "../api/auth/keys-command.js";
+
+/** Usage of every `tenor` command; kept apart from the commands so printing it loads none of them. */
+
+export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--key <key>] [--idempotency-key <key>]
+                  [--created-after <iso>] [--created-before <iso>] [--limit <n>] [--cursor <c>] [--json]
+  tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance
+  tenor runs steps <id> [--json]           the journal as a timeline with durations
+  tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]
+  tenor runs approve <id> <approval> [--reject] [--reason <text>] [--json]
+                                           votes on the parameters the run asks approval for (shown first)
+  tenor runs cancel <id> [--json]
+  tenor runs resume <id> [--json]          a suspended or held run: retry now
+`;
+
+export const COMPAT_USAGE = `  tenor compat --against <module or directory> [--json] [--timeout-ms <n>]
+                                           replays every unfinished execution's journal against another
+                                           build's workflows; exit 1 when any would break (docs/console.md)
+`;
+
+export const VERIFY_USAGE = `  tenor verify <evidence file> [--key-id <hex sha-256>] [--json]
+                                           checks an evidence export's hash chain and Ed25519 signature;
+                                           --key-id pins the signing key; exit 1 when anything is wrong
+`;
+
+export const DOCTOR_USAGE = `  tenor doctor [--json]                    checks Redis, PostgreSQL, shard count, migrations, workflow
+                                           registrations of unfinished runs and chain RPCs; exit 1 on a failure
+`;
+
+export const SCHEDULES_USAGE = `  tenor schedules status [--json]          every runner schedule: state, last run, lateness
+`;
+
+export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
+
+Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
+${RUNS_USAGE}${SCHEDULES_USAGE}
+Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
+${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
+Offline:
+${VERIFY_USAGE}
+Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 failed or refused, 2 usage.
+`;

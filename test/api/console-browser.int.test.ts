@@ -1,0 +1,208 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { issueApiKey } from "../../src/api/auth/api-key.js";
+import { PgApiKeys } from "../../src/store/pg-api-keys.js";
+import { startHeldRun } from "../cli/support/held-run.js";
+import { type RolesHarness, startRolesHarness } from "../cli/support/roles-harness.js";
+import { eventually } from "../support/role-process.js";
+
+/**
+ * The web console as people use it: Debian's chromium, headless, driven by playwright-core against
+ * the real api role, with the real runner advancing the release's demo workflow.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+let h: RolesHarness;
+let browser: Browser;
+const shots = mkdtempSync(path.join(tmpdir(), "tenor-console-"));
+
+beforeAll(async () => {
+  h = await startRolesHarness(import.meta.url);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu"],
+  });
+}, 200_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+});
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  const file = path.join(shots, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  const bytes = readFileSync(file);
+  expect(bytes.length).toBeGreaterThan(1000);
+  expect(bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+}
+
+async function signIn(page: Page, key: string): Promise<void> {
+  await page.goto(`${h.base}/console`);
+  expect(new URL(page.url()).pathname).toBe("/console/sign-in");
+  await page.fill("#key", key);
+  await Promise.all([page.waitForURL(`${h.base}/console`), page.click("button[type=submit]")]);
+}
+
+describe("the web console in a browser", () => {
+  it("lists runs with counts, shows a waiting and a failed run, and an approver approves from the page", async () => {
+    const waiting = await h.startDemo({ symbol: "WEB", approvalTimeout: "10m", settle: "10ms" });
+    const failed = await h.startDemo({ symbol: "LATE", approvalTimeout: "1s", settle: "10ms" });
+    await h.waitFor(
+      waiting,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "the approval wait",
+    );
+    await h.waitFor(failed, (e) => e.status === "failed", "the expired approval");
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, h.keys.approver);
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({
+      name: "tenor_console",
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/console",
+    });
+    await expect.poll(() => page.locator("[data-count=waiting]").textContent()).toBe("1");
+    expect(await page.locator("[data-count=failed]").textContent()).toBe("1");
+    expect(await page.getByRole("link", { name: waiting }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: failed }).count()).toBe(1);
+    await screenshot(page, "list");
+
+    // Filters work like the API's. A fresh load first: the list reloads itself every 5 s.
+    await page.goto(`${h.base}/console`);
+    await page.selectOption("#status", "failed");
+    await Promise.all([page.waitForURL(/status=failed/), page.click("text=Filter")]);
+    expect(await page.getByRole("link", { name: waiting }).count()).toBe(0);
+    expect(await page.getByRole("link", { name: failed }).count()).toBe(1);
+
+    await page.goto(`${h.base}/console/executions/${failed}`);
+    const failure = page.getByRole("region", { name: "Failure" });
+    expect(await failure.textContent()).toContain("Failure: APPROVAL_EXPIRED");
+    expect(await failure.textContent()).toContain("no approval for LATE within 1s");
+    expect(await failure.textContent()).toContain(
+      "Not retryable. Permanent: the same request fails the same way.",
+    );
+    await screenshot(page, "failed");
+
+    await page.goto(`${h.base}/console/executions/${waiting}`);
+    expect(await page.getByRole("region", { name: "Waiting for" }).textContent()).toMatch(
+      /approval issue until \d{4}-/,
+    );
+    const approvals = page.getByRole("region", { name: "Approvals" });
+    expect(await approvals.textContent()).toContain('"symbol": "WEB"');
+    const hash = await page.locator("[data-params-hash]").textContent();
+    const api = await h.call("operator", "GET", `/v1/executions/${waiting}/approvals`);
+    expect(hash).toBe(api.body.pending[0].paramsHash);
+    expect(await page.getByRole("region", { name: "Journal" }).textContent()).toContain("feed.deploy");
+    await screenshot(page, "waiting");
+
+    // A form post without the session's CSRF proof is refused.
+    const forged = await context.request.post(`${h.base}/console/executions/${waiting}/cancel`, {
+      form: { csrf: "x" },
+    });
+    expect(forged.status()).toBe(403);
+
+    await Promise.all([
+      page.waitForURL(/notice=voted/),
+      page.getByRole("button", { name: "Approve" }).click(),
+    ]);
+    expect(await page.getByRole("status").textContent()).toBe("Your vote was recorded.");
+    await h.waitFor(waiting, (e) => e.status === "completed", "completion after the approval from the page");
+    await page.reload();
+    expect(await page.locator(".status").first().textContent()).toBe("completed");
+    expect(await approvals.textContent()).toContain("approver (approver, approver)");
+    expect(await page.getByRole("region", { name: "Children" }).textContent()).toContain(
+      "demo.provision-wallet",
+    );
+    await context.close();
+  }, 200_000);
+
+  it("shows why a run is held and lets an operator resume it now", async () => {
+    const { id, turn } = await startHeldRun(h);
+    const heldTurn = await turn();
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, h.keys.operator);
+    await page.goto(`${h.base}/console/executions/${id}`);
+    const held = page.getByRole("region", { name: "Held" });
+    expect(await held.textContent()).toContain("Held: WORKFLOW_VERSION_UNAVAILABLE");
+    expect(await held.textContent()).toContain("version 99 is not registered on this runner");
+    await Promise.all([
+      page.waitForURL(/notice=resumed/),
+      page.getByRole("button", { name: "Resume now" }).click(),
+    ]);
+    expect(await page.getByRole("status").textContent()).toBe("The run was woken and runs again now.");
+    // Held runs retry after 60 s; resumed from the page, the runner takes another turn now.
+    await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
+
+    await Promise.all([
+      page.waitForURL(`${h.base}/console/sign-in`),
+      page.getByRole("button", { name: "Sign out" }).click(),
+    ]);
+    await page.goto(`${h.base}/console`);
+    expect(new URL(page.url()).pathname).toBe("/console/sign-in");
+    await context.close();
+  }, 60_000);
+
+  it("shows no vote buttons to roles that may not approve, signals and cancels for an integrator, and refuses platform keys", async () => {
+    const id = await h.startDemo({ symbol: "ROLE", approvalTimeout: "10m", settle: "10ms" });
+    await h.waitFor(
+      id,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "the approval wait",
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, h.keys.integrator);
+    await page.goto(`${h.base}/console/executions/${id}`);
+    expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(0);
+    expect(await page.getByRole("region", { name: "Approvals" }).textContent()).toContain(
+      "Only approvers may vote.",
+    );
+    // An integrator may signal and cancel from the page.
+    await page.fill("#signal-name", "note");
+    await page.fill("#signal-payload", '{"from":"console"}');
+    await Promise.all([
+      page.waitForURL(/notice=signalled/),
+      page.getByRole("button", { name: "Send signal" }).click(),
+    ]);
+    const stored = await h.pool.query(
+      "SELECT payload FROM signals WHERE execution_id = $1 AND name = 'note'",
+      [id],
+    );
+    expect(stored.rows[0].payload).toEqual({ from: "console" });
+    await page.fill("#signal-name", "note");
+    await page.fill("#signal-payload", "{not json");
+    await page.getByRole("button", { name: "Send signal" }).click();
+    expect(await page.getByRole("alert").textContent()).toContain("REQUEST_INVALID");
+    await Promise.all([
+      page.waitForURL(/notice=cancelled/),
+      page.getByRole("button", { name: "Cancel run" }).click(),
+    ]);
+    await h.waitFor(
+      id,
+      (e) => e.status === "failed" && e.failure.code === "CANCELLED",
+      "cancelled from the page",
+    );
+
+    const platform = await issueApiKey(new PgApiKeys(h.pool), {
+      orgId: null,
+      role: "platform-admin",
+      subject: "ops",
+    });
+    const other = await browser.newContext();
+    const signInPage = await other.newPage();
+    await signInPage.goto(`${h.base}/console/sign-in`);
+    await signInPage.fill("#key", platform.key);
+    await signInPage.click("button[type=submit]");
+    expect(await signInPage.getByRole("alert").textContent()).toContain("not a live key of an organisation");
+    await Promise.all([context.close(), other.close()]);
+  }, 60_000);
+});

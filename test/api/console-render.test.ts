@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { executionBody } from "../../src/api/console/execution-page.js";
+import type { ExecutionRecord } from "../../src/store/pg-execution-reads.js";
+
+/** The execution page's HTML for cases the demo workflow never reaches: funding waits, hostile values. */
+
+const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
+  id: "00000000-0000-4000-8000-000000000001",
+  workflow: "chain.transaction",
+  workflowVersion: 1,
+  orgId: "acme",
+  status: "waiting",
+  waitingFor: [],
+  wakeAt: null,
+  progress: null,
+  output: null,
+  failure: null,
+  hold: null,
+  recoveryAttempts: 0,
+  parentId: null,
+  createdAt: "2026-11-30T00:00:00.000Z",
+  updatedAt: "2026-11-30T00:00:00.000Z",
+  completedAt: null,
+  key: null,
+  idempotencyKey: null,
+  idempotencyExpiresAt: null,
+  createdBy: null,
+  cancelRequestedAt: null,
+  ...overrides,
+});
+
+const user = {
+  principal: { keyId: "k", orgId: "acme", role: "approver" as const, name: "alice", subject: "alice" },
+  csrf: "csrf-token",
+};
+
+describe("execution page", () => {
+  it("shows a funding request with its destination, amount and deadline", () => {
+    const page = executionBody(
+      {
+        record: record({
+          waitingFor: [
+            {
+              kind: "funding",
+              name: "gas",
+              until: "2026-12-01T00:00:00.000Z",
+              details: { destination: "0xabc", required: "0.5 ETH" },
+            },
+          ],
+        }),
+        journal: [],
+        votes: [],
+        user,
+      },
+      null,
+      null,
+    ).text;
+    expect(page).toContain('aria-label="Funding requests"');
+    expect(page).toContain("gas (deadline 2026-12-01T00:00:00.000Z)");
+    expect(page).toContain("&quot;destination&quot;: &quot;0xabc&quot;");
+    expect(page).toContain("&quot;required&quot;: &quot;0.5 ETH&quot;");
+  });
+
+  it("escapes every value it shows: approval parameters, failure messages, names", () => {
+    const hostile = "<script>alert(1)</script>";
+    const page = executionBody(
+      {
+        record: record({
+          status: "waiting",
+          waitingFor: [
+            {
+              kind: "approval",
+              name: hostile,
+              position: 0,
+              details: { params: { memo: hostile }, paramsHash: "ab".repeat(32), quorum: 1 },
+            },
+          ],
+          hold: { code: "NON_DETERMINISM", message: hostile, retryable: false, details: {} },
+        }),
+        journal: [],
+        votes: [],
+        user,
+      },
+      { code: "X", message: hostile },
+      null,
+    ).text;
+    expect(page).not.toContain("<script>");
+    expect(page).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page).toContain('name="csrf" value="csrf-token"');
+  });
+});

@@ -1,0 +1,159 @@
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publicKeyId } from "../../src/api/evidence/evidence-chain.js";
+import { killAllProcesses } from "../support/processes.js";
+import { eventually } from "../support/role-process.js";
+import { startHeldRun } from "./support/held-run.js";
+import { type RolesHarness, startRolesHarness } from "./support/roles-harness.js";
+import { runTenor } from "./support/run-cli.js";
+
+/**
+ * The operator CLI as a real process (scripts/tenor.ts) against the real api and runner roles:
+ * tables for people, JSON for scripts, exit codes 0 / 1 / 2.
+ */
+let h: RolesHarness;
+
+beforeAll(async () => {
+  h = await startRolesHarness(import.meta.url);
+}, 200_000);
+
+afterAll(async () => {
+  await killAllProcesses();
+  await h?.stop();
+});
+
+const as = (person: "integrator" | "approver" | "operator") => ({ ...h.env, TENOR_API_KEY: h.keys[person] });
+
+describe("tenor runs", () => {
+  it("lists, shows what a run waits for, approves it by its parameters' hash, and shows the journal as a timeline", async () => {
+    const id = await h.startDemo({ symbol: "CLI", approvalTimeout: "10m", settle: "10ms" });
+    await h.waitFor(
+      id,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "the approval wait",
+    );
+
+    const get = await runTenor(["runs", "get", id], as("operator"));
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toMatch(/status:\s+waiting/);
+    expect(get.stdout).toMatch(/approval issue until \d{4}-/);
+    expect(get.stdout).toMatch(/hash [0-9a-f]{64}/);
+
+    const list = await runTenor(["runs", "list", "--status", "waiting", "--json"], as("operator"));
+    expect(list.code, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).items.map((e: { id: string }) => e.id)).toContain(id);
+    const table = await runTenor(["runs", "list", "--workflow", "demo.asset-issue"], as("operator"));
+    expect(table.stdout.split("\n")[0]).toMatch(/^ID\s+WORKFLOW\s+STATUS\s+WAITING FOR/);
+    expect(table.stdout).toContain(`${id}  demo.asset-issue@2  waiting  approval issue until`);
+
+    const signal = await runTenor(
+      ["runs", "signal", id, "note", "--payload", '{"from":"cli"}'],
+      as("operator"),
+    );
+    expect(signal.code, signal.stderr).toBe(0);
+    expect(signal.stdout).toBe(`signal note delivered to ${id}\n`);
+    const stored = await h.pool.query(
+      "SELECT payload FROM signals WHERE execution_id = $1 AND name = 'note'",
+      [id],
+    );
+    expect(stored.rows[0].payload).toEqual({ from: "cli" });
+
+    const approve = await runTenor(["runs", "approve", id, "issue"], as("approver"));
+    expect(approve.code, approve.stderr).toBe(0);
+    expect(approve.stderr).toContain('"symbol":"CLI"');
+    expect(approve.stdout).toBe("approve recorded: approved (1 of 1)\n");
+    await h.waitFor(id, (e) => e.status === "completed", "completion");
+
+    const steps = await runTenor(["runs", "steps", id], as("operator"));
+    expect(steps.code, steps.stderr).toBe(0);
+    expect(steps.stdout.split("\n")[0]).toMatch(/^POS\s+KIND\s+NAME\s+STATE\s+ATTEMPTS\s+AT\s+DURATION/);
+    expect(steps.stdout).toMatch(/0\s+step\s+feed\.deploy\s+ok\s+1\s+\+0 ms\s+\S+ m?s/);
+    expect(steps.stdout).toMatch(/signal\s+\$approval:issue\s+ok\s+1\s+\+\S+ (ms|s)\s+\S+ (ms|s)/);
+    const json = await runTenor(["runs", "steps", id, "--json"], as("operator"));
+    expect(JSON.parse(json.stdout).steps.map((s: { name: string }) => s.name)).toEqual(
+      expect.arrayContaining(["feed.deploy", "token.deploy", "settle"]),
+    );
+
+    // The auditor's export: signed, hash-chained, naming who approved which parameters.
+    expect((await h.call("integrator", "GET", `/v1/executions/${id}/evidence`)).status).toBe(403);
+    const evidence = await h.call("operator", "GET", `/v1/executions/${id}/evidence`);
+    expect(evidence.status).toBe(200);
+    const approval = evidence.body.records.find((r: { type: string }) => r.type === "approval");
+    expect(approval.data).toMatchObject({
+      name: "issue",
+      decision: "approve",
+      approver: { subject: "approver" },
+    });
+    expect(approval.data.paramsHash).toMatch(/^[0-9a-f]{64}$/);
+    const transitions = evidence.body.records.filter((r: { type: string }) => r.type === "transition");
+    expect(transitions.at(-1)).toMatchObject({ data: { status: "completed" } });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "tenor-evidence-")), "evidence.json");
+    writeFileSync(file, JSON.stringify(evidence.body));
+    const keyId = publicKeyId(h.evidencePublicKey);
+    const verified = await runTenor(["verify", file, "--key-id", keyId], {});
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(verified.stdout).toBe(
+      `ok: ${evidence.body.records.length} records, chain intact, signed by key ${keyId}\n`,
+    );
+    approval.data.approver.subject = "someone-else";
+    writeFileSync(file, JSON.stringify(evidence.body));
+    const tampered = await runTenor(["verify", file], {});
+    expect(tampered.code).toBe(1);
+    expect(tampered.stdout).toContain(`record ${approval.seq} (approval): hash does not match its content`);
+
+    const cancel = await runTenor(["runs", "cancel", id], as("operator"));
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain("409 EXECUTION_TERMINAL");
+  }, 90_000);
+
+  it("resumes a held run now, for roles that may, and refuses a run that is not suspended", async () => {
+    const { id, turn } = await startHeldRun(h);
+    const heldTurn = await turn();
+    const refused = await runTenor(["runs", "resume", id], as("integrator"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("403 FORBIDDEN");
+
+    const resumed = await runTenor(["runs", "resume", id, "--json"], as("operator"));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ executionId: id, held: true });
+    // Held runs retry after 60 s; resumed, the runner takes another turn now.
+    await eventually("a turn after the resume", async () => (await turn()) > heldTurn);
+
+    const doctor = await runTenor(["doctor"], { ...h.env });
+    expect(doctor.code).toBe(1);
+    expect(doctor.stdout).toMatch(/workflow-registrations\s+FAIL\s+.*demo\.asset-issue@99 \(1\)/);
+    expect(doctor.stdout).toMatch(/redis\.maxmemory-policy\s+OK/);
+    expect(doctor.stdout).toMatch(/shard-count\s+OK\s+configured 64, recorded 64/);
+    expect(doctor.stdout).toMatch(/migrations\s+OK/);
+
+    await h.call("integrator", "POST", `/v1/executions/${id}/cancel`);
+    await h.waitFor(id, (e) => e.status === "failed", "cancelled");
+    const notSuspended = await runTenor(["runs", "resume", id], as("operator"));
+    expect(notSuspended.code).toBe(1);
+    expect(notSuspended.stderr).toContain("409 EXECUTION_NOT_SUSPENDED");
+  }, 90_000);
+
+  it("answers usage mistakes with exit code 2 and the usage, and a schedule table", async () => {
+    const bogus = await runTenor(["runs", "get", "not-a-uuid"], as("operator"));
+    expect(bogus.code).toBe(2);
+    expect(bogus.stderr).toContain('execution id "not-a-uuid" is not a UUID');
+    expect(bogus.stderr).toContain("Usage: tenor <command>");
+    const noUrl = await runTenor(["runs", "list"], { TENOR_API_KEY: h.keys.operator });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain("TENOR_API_URL must be the api's base URL");
+    const unknown = await runTenor(["runz"], {});
+    expect(unknown.code).toBe(2);
+    const missing = await runTenor(["runs", "get", randomUUID()], as("operator"));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("404 EXECUTION_NOT_FOUND");
+    const keys = await runTenor(["keys", "list", "--org", "demo"], { DATABASE_URL: h.db.url });
+    expect(keys.code, keys.stderr).toBe(0);
+    expect(keys.stdout.trim().split("\n")).toHaveLength(3);
+    const schedules = await runTenor(["schedules", "status"], as("operator"));
+    expect(schedules.code, schedules.stderr).toBe(0);
+    expect(schedules.stdout).toMatch(/^SCHEDULE\s+STATE\s+EVERY/);
+  }, 60_000);
+});
