@@ -58,6 +58,16 @@ export const configSchema = z
         port: port(3000),
         /** Upper bound of `Prefer: wait=N` on a start, in seconds; a larger N is capped to it. */
         maxPreferWaitSeconds: positiveInt(30, 0),
+        /**
+         * While a `Prefer: wait` waits, the projection is re-read this often, in milliseconds, in
+         * case the runner's finished notification was lost (docs/performance.md). 10 ≤ v ≤ 600000.
+         */
+        waitFallbackPollMs: z.coerce
+          .number()
+          .int("must be an integer")
+          .min(10, "10 ≤ v ≤ 600000")
+          .max(600_000, "10 ≤ v ≤ 600000")
+          .default(1_000),
         /** Largest accepted request body, in bytes; a larger one is refused with 413. */
         bodyLimitBytes: positiveInt(1_048_576, 1_024),
         /** How long an Idempotency-Key binds its execution, in seconds (24 h); after it the key is released. */
@@ -132,6 +142,7 @@ export const configSchema = z
       .default({
         port: 3000,
         maxPreferWaitSeconds: 30,
+        waitFallbackPollMs: 1_000,
         bodyLimitBytes: 1_048_576,
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,

@@ -2,6 +2,7 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
+import { announceFinished } from "./execution-finished.js";
 import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "./queue-names.js";
 
 /** Activity job payload: where its input is journaled, never the input itself. */
@@ -155,6 +156,16 @@ export class ExecutionQueue implements ChildDispatcher {
       // Raced with the timer or another wake: the job already moved, which is what we wanted.
       this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
     });
+  }
+
+  /**
+   * Tells waiting clients (`Prefer: wait`) that the execution's terminal status committed. Best
+   * effort: a failure is logged, and a waiter's fallback read answers it.
+   */
+  async announceFinished(executionId: string): Promise<void> {
+    await announceFinished(this.connection, this.prefix, executionId).catch((error: Error) =>
+      this.logger.debug("could not announce a finished execution", { executionId, error: error.message }),
+    );
   }
 
   /**
