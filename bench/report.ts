@@ -29,6 +29,12 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   latenessMsP99: { unit: "ms", better: "lower" },
   commandsPerSec: { unit: "cmd/s", better: "higher" },
   orderingViolations: { unit: "count", better: "lower" },
+  engineMsP50: { unit: "ms", better: "lower" },
+  apiWaitMsP50: { unit: "ms", better: "lower" },
+  apiWaitMsP99: { unit: "ms", better: "lower" },
+  pollingWaitMsP50: { unit: "ms", better: "lower" },
+  apiOverEngineP50: { unit: "×", better: "lower" },
+  pollingOverEngineP50: { unit: "×", better: "lower" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -70,6 +76,13 @@ export const TARGETS: readonly Target[] = [
   { workload: "W8", text: "lateness p99 ≤ 100 ms", figure: "latenessMsP99", op: "<=", value: 100 },
   { workload: "W9", text: "≥ 5,000 commands/s", figure: "commandsPerSec", op: ">=", value: 5000 },
   { workload: "W9", text: "0 ordering violations", figure: "orderingViolations", op: "==", value: 0 },
+  {
+    workload: "W11",
+    text: "Prefer: wait ≤ 1.2× the engine's completion latency",
+    figure: "apiOverEngineP50",
+    op: "<=",
+    value: 1.2,
+  },
 ];
 
 export interface TargetResult {

@@ -23,6 +23,7 @@ import { w6Replay } from "./workloads/w6-replay.js";
 import { w7Memory } from "./workloads/w7-memory.js";
 import { w8Timers } from "./workloads/w8-timers.js";
 import { w9Keyed } from "./workloads/w9-keyed.js";
+import { w11ApiWait } from "./workloads/w11-api-wait.js";
 
 const WORKLOADS: readonly Workload[] = [
   w1Serial,
@@ -34,6 +35,7 @@ const WORKLOADS: readonly Workload[] = [
   w7Memory,
   w8Timers,
   w9Keyed,
+  w11ApiWait,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
