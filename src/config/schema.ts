@@ -283,6 +283,23 @@ export const configSchema = z
           })
           .strict()
           .default({ lockDurationMs: 4_000, stalledIntervalMs: 3_000 }),
+        /**
+         * Runner liveness (docs/engine.md, "Crash recovery"): every runner holds a session
+         * advisory lock on a reserved PostgreSQL connection and, every `checkIntervalMs`, looks for
+         * registered runners whose lock is gone (their session ended: the process died) and moves
+         * their active jobs back to wait at once, instead of waiting for lock expiry.
+         */
+        liveness: z
+          .object({
+            checkIntervalMs: z.coerce
+              .number()
+              .int("must be an integer")
+              .min(50, "50 ≤ v ≤ 60000")
+              .max(60_000, "50 ≤ v ≤ 60000")
+              .default(500),
+          })
+          .strict()
+          .default({ checkIntervalMs: 500 }),
         /** Workflow turns one runner process advances at once. */
         runnerConcurrency: positiveInt(100),
         /** Recovery of suspended executions: exponential backoff, bounded in count and time. */
@@ -329,6 +346,7 @@ export const configSchema = z
         confirmationWatcher: { intervalMs: 250 },
         retention: { days: 30, batchSize: 500 },
         lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
+        liveness: { checkIntervalMs: 500 },
         runnerConcurrency: 100,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },

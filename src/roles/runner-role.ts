@@ -7,6 +7,7 @@ import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { startRoleShardOwner } from "../ownership/role-shard-owner.js";
+import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { createExecutionClient } from "../runtime/create-execution-client.js";
 import { assertNoEviction } from "../runtime/redis-connection.js";
 import { startRunnerRuntime } from "../runtime/runner-runtime.js";
@@ -58,12 +59,28 @@ export async function startRunnerRole(ctx: RoleContext): Promise<RoleHandle> {
     metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.
-  const started = {
+  const withWorkers = {
     async stop() {
       await chain.stop();
       await runtime.stop();
       await executions.close();
       await entityClient.close();
+    },
+  };
+  // Liveness: when this process dies, a survivor moves its jobs at once (docs/engine.md).
+  const liveness = await stopOnFailure(withWorkers, () =>
+    startRunnerLiveness({
+      config: ctx.config,
+      redis: ctx.deps.redis,
+      workers: runtime.workers,
+      logger: ctx.logger,
+    }),
+  );
+  const started = {
+    async stop() {
+      await withWorkers.stop();
+      // After the workers closed: unregistered while still locked, so no peer moves a job it finishes.
+      await liveness.stop();
     },
   };
   const shards = await stopOnFailure(started, () =>

@@ -19,6 +19,7 @@ import { PgActivityStore } from "../store/pg-activity-store.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { startActivityWorkers } from "./activity-worker.js";
+import type { RunnerWorker } from "./dead-runner-jobs.js";
 import { ExecutionQueue } from "./execution-queue.js";
 import { startExecutionWorker } from "./execution-worker.js";
 import { activityQueueName, QUEUE_NAMES } from "./queue-names.js";
@@ -44,6 +45,11 @@ export interface RunnerRuntime {
   queue: ExecutionQueue;
   /** Entity workers, the keyed workflow gate and the keyed repair (docs/keyed.md). */
   keyed: KeyedRuntime;
+  /**
+   * The BullMQ workers whose active jobs a survivor takes back at once when this runner's
+   * PostgreSQL session ends (src/ownership/runner-liveness.ts): executions and activities.
+   */
+  workers: readonly RunnerWorker[];
   /** Stops the schedules, stops taking jobs, lets running turns finish (bounded by BullMQ's close). */
   stop(): Promise<void>;
 }
@@ -147,6 +153,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   return {
     queue,
     keyed,
+    workers: [worker, ...activityWorkers].map((w) => ({ queue: w.qualifiedName, worker: w.id })),
     async stop() {
       await schedules.stop();
       await keyed.stop();
