@@ -296,10 +296,10 @@ export const configSchema = z
               .int("must be an integer")
               .min(50, "50 ≤ v ≤ 60000")
               .max(60_000, "50 ≤ v ≤ 60000")
-              .default(500),
+              .default(250),
           })
           .strict()
-          .default({ checkIntervalMs: 500 }),
+          .default({ checkIntervalMs: 250 }),
         /** Workflow turns one runner process advances at once. */
         runnerConcurrency: positiveInt(100),
         /** Recovery of suspended executions: exponential backoff, bounded in count and time. */
@@ -346,7 +346,7 @@ export const configSchema = z
         confirmationWatcher: { intervalMs: 250 },
         retention: { days: 30, batchSize: 500 },
         lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
-        liveness: { checkIntervalMs: 500 },
+        liveness: { checkIntervalMs: 250 },
         runnerConcurrency: 100,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },
