@@ -16,6 +16,7 @@ import { DbosSystem } from "./systems/dbos.js";
 import type { Workload, WorkloadContext, WorkloadResult } from "./workloads/types.js";
 import { w1Serial } from "./workloads/w1-serial.js";
 import { w2Throughput } from "./workloads/w2-throughput.js";
+import { w2cClosedLoop } from "./workloads/w2c-closed-loop.js";
 import { w3StartRate } from "./workloads/w3-start-rate.js";
 import { w4Fanout } from "./workloads/w4-fanout.js";
 import { w5Crash } from "./workloads/w5-crash.js";
@@ -28,6 +29,7 @@ import { w11ApiWait } from "./workloads/w11-api-wait.js";
 const WORKLOADS: readonly Workload[] = [
   w1Serial,
   w2Throughput,
+  w2cClosedLoop,
   w3StartRate,
   w4Fanout,
   w5Crash,

@@ -67,7 +67,9 @@ export const w5Crash: Workload = {
           [ids],
         );
         if (atKill.length < p.workflows)
-          throw new Error(`${p.workflows - atKill.length} workflows finished before the kill: was the stop flag set?`);
+          throw new Error(
+            `${p.workflows - atKill.length} workflows finished before the kill: was the stop flag set?`,
+          );
         const killedAt = performance.now();
         await runnerA.kill();
         const affected = atKill.map((r) => r.id);
