@@ -45,11 +45,26 @@ export const configSchema = z
     databaseUrl: connectionUrl(["postgres", "postgresql"]),
     /** Redis URL (REDIS_URL). Required. */
     redisUrl: connectionUrl(["redis", "rediss"]),
-    /** Prefix of every BullMQ and Tenor key in Redis; lets several deployments or tests share one Redis. */
+    /**
+     * Prefix of every BullMQ and Tenor key in Redis; lets several deployments or tests share one
+     * Redis. On a Redis Cluster it must hold a hash tag (`{tenor}`): every key of a deployment then
+     * hashes to one slot, which BullMQ's and Tenor's Lua scripts need (docs/performance.md).
+     */
     redisPrefix: z
       .string()
-      .regex(/^[A-Za-z0-9_.:-]+$/, "must match [A-Za-z0-9_.:-]+")
+      .regex(
+        /^[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/,
+        "must match [A-Za-z0-9_.:-]+ with at most one non-empty hash tag {…}",
+      )
+      .min(1, "must not be empty")
       .default("tenor"),
+    /**
+     * REDIS_URL names one node of a Redis Cluster (TENOR_REDIS_CLUSTER=true) instead of a single
+     * Redis; the others are discovered from it. Requires a hash-tagged redisPrefix.
+     */
+    redisCluster: z
+      .union([z.boolean(), z.enum(["true", "false"], "must be true or false").transform((v) => v === "true")])
+      .default(false),
     logLevel: z
       .enum(["error", "warn", "info", "debug"], "must be one of error, warn, info, debug")
       .default("info"),
@@ -377,7 +392,16 @@ export const configSchema = z
     chains: chainsSchema,
     signers: signersSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.redisCluster && !v.redisPrefix.includes("{"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["redisPrefix"],
+        input: v.redisPrefix,
+        message: "must hold a hash tag such as {tenor} when redisCluster is true (one slot per deployment)",
+      });
+  });
 
 /** The validated, frozen configuration every module receives. */
 export type TenorConfig = z.infer<typeof configSchema>;
