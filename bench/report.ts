@@ -29,6 +29,8 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   latenessMsP99: { unit: "ms", better: "lower" },
   commandsPerSec: { unit: "cmd/s", better: "higher" },
   orderingViolations: { unit: "count", better: "lower" },
+  stepsPerSecByRunners: { unit: "steps/s", better: "higher" },
+  scaling4over1: { unit: "×", better: "higher" },
   engineMsP50: { unit: "ms", better: "lower" },
   apiWaitMsP50: { unit: "ms", better: "lower" },
   apiWaitMsP99: { unit: "ms", better: "lower" },

@@ -24,6 +24,7 @@ import { w6Replay } from "./workloads/w6-replay.js";
 import { w7Memory } from "./workloads/w7-memory.js";
 import { w8Timers } from "./workloads/w8-timers.js";
 import { w9Keyed } from "./workloads/w9-keyed.js";
+import { w10RunnerScaling } from "./workloads/w10-runner-scaling.js";
 import { w11ApiWait } from "./workloads/w11-api-wait.js";
 
 const WORKLOADS: readonly Workload[] = [
@@ -37,6 +38,7 @@ const WORKLOADS: readonly Workload[] = [
   w7Memory,
   w8Timers,
   w9Keyed,
+  w10RunnerScaling,
   w11ApiWait,
 ];
 

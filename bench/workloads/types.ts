@@ -4,7 +4,20 @@ import type { DbosSystem } from "../systems/dbos.js";
 export const SYSTEMS = ["floor", "bullmq", "dbos", "tenor"] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
-export const WORKLOAD_IDS = ["W1", "W2", "W2C", "W3", "W4", "W5", "W6", "W7", "W8", "W9", "W11"] as const;
+export const WORKLOAD_IDS = [
+  "W1",
+  "W2",
+  "W2C",
+  "W3",
+  "W4",
+  "W5",
+  "W6",
+  "W7",
+  "W8",
+  "W9",
+  "W10",
+  "W11",
+] as const;
 export type WorkloadId = (typeof WORKLOAD_IDS)[number];
 
 /** A figure is a number, or numbers by variant (W6: `replayMs` by journal size). */
