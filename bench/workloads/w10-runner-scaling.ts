@@ -1,11 +1,10 @@
-import { forEachLimit, pollUntil } from "../lib/concurrency.js";
 import { RunnerProcess } from "../lib/runner-process.js";
 import { TenorSystem } from "../systems/tenor.js";
 import { measure, notMeasured, type SystemResult, type Workload } from "./types.js";
+import { runBatch } from "./w2-throughput.js";
 
 const STEPS = 10;
 const RUNNER_COUNTS = [1, 2, 4] as const;
-const START_CONCURRENCY = 100;
 const WARMUP_WORKFLOWS = 100;
 
 function workflows(quick: boolean): number {
@@ -49,7 +48,7 @@ export const w10RunnerScaling: Workload = {
         stepsPerWorkflow: STEPS,
         runnerCounts: [...RUNNER_COUNTS],
         runners: "spawned bench/tenor-runner.ts processes, runnerConcurrency 100 each (default)",
-        starts: `${START_CONCURRENCY} start calls in flight from the bench process`,
+        starts: "100 start calls in flight from the bench process (as W2)",
       },
       systems: {
         floor: notMeasured("one process by definition"),
@@ -93,28 +92,4 @@ async function batchOn(
     await Promise.all(processes.map((p) => p.stop()));
     await client.stop();
   }
-}
-
-/** Starts `count` workflows (START_CONCURRENCY calls in flight) and waits until all finished. */
-async function runBatch(tenor: TenorSystem, count: number): Promise<string[]> {
-  const ids: string[] = [];
-  await forEachLimit(count, START_CONCURRENCY, async () => {
-    const { executionId } = await tenor.client.start({
-      workflow: "bench.noop-chain",
-      input: { steps: STEPS },
-    });
-    ids.push(executionId);
-  });
-  await pollUntil(
-    `${count} workflows to finish`,
-    async () => {
-      const { rows } = await tenor.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM executions WHERE id = ANY($1::uuid[]) AND status IN ('completed', 'failed')",
-        [ids],
-      );
-      return (rows[0]?.n ?? 0) >= count ? true : null;
-    },
-    { everyMs: 50, timeoutMs: 180_000 },
-  );
-  return ids;
 }

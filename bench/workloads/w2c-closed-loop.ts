@@ -1,10 +1,10 @@
 import { forEachLimit, nowMs } from "../lib/concurrency.js";
-import { summarize } from "../lib/stats.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
 import { TenorSystem } from "../systems/tenor.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
+import { throughput } from "./w2-throughput.js";
 
 const STEPS = 10;
 /** Clients, each starting its next workflow when its last one finished. */
@@ -30,17 +30,8 @@ async function closedLoop(count: number, chain: Chain): Promise<SystemResult> {
   await forEachLimit(count, CLIENTS, async () => {
     durations.push(await chain(STEPS));
   });
-  const wallMs = nowMs() - started;
-  const latency = summarize(durations);
-  return {
-    status: "ok",
-    figures: {
-      stepsPerSec: (count * STEPS) / (wallMs / 1000),
-      latencyMsP50: latency.p50,
-      latencyMsP99: latency.p99,
-    },
-    details: { wallMs, workflows: count, clients: CLIENTS },
-  };
+  const result = throughput(count, durations, nowMs() - started);
+  return result.status === "ok" ? { ...result, details: { ...result.details, clients: CLIENTS } } : result;
 }
 
 export const w2cClosedLoop: Workload = {

@@ -19,6 +19,12 @@ const port = (fallback: number) =>
 const positiveInt = (fallback: number, min = 1) =>
   z.coerce.number().int("must be an integer").min(min, `must be ≥ ${min}`).default(fallback);
 
+/** An integer in `[min, max]`, with a rule message naming the range. */
+const intBetween = (min: number, max: number, fallback: number) => {
+  const rule = `${min} ≤ v ≤ ${max}`;
+  return z.coerce.number().int("must be an integer").min(min, rule).max(max, rule).default(fallback);
+};
+
 const connectionUrl = (scheme: string[]) =>
   z
     .string({ error: "is required" })
@@ -77,12 +83,7 @@ export const configSchema = z
          * While a `Prefer: wait` waits, the projection is re-read this often, in milliseconds, in
          * case the runner's finished notification was lost (docs/performance.md). 10 ≤ v ≤ 600000.
          */
-        waitFallbackPollMs: z.coerce
-          .number()
-          .int("must be an integer")
-          .min(10, "10 ≤ v ≤ 600000")
-          .max(600_000, "10 ≤ v ≤ 600000")
-          .default(1_000),
+        waitFallbackPollMs: intBetween(10, 600_000, 1_000),
         /** Largest accepted request body, in bytes; a larger one is refused with 413. */
         bodyLimitBytes: positiveInt(1_048_576, 1_024),
         /** How long an Idempotency-Key binds its execution, in seconds (24 h); after it the key is released. */
@@ -306,12 +307,7 @@ export const configSchema = z
          */
         liveness: z
           .object({
-            checkIntervalMs: z.coerce
-              .number()
-              .int("must be an integer")
-              .min(50, "50 ≤ v ≤ 60000")
-              .max(60_000, "50 ≤ v ≤ 60000")
-              .default(250),
+            checkIntervalMs: intBetween(50, 60_000, 250),
           })
           .strict()
           .default({ checkIntervalMs: 250 }),
