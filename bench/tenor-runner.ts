@@ -45,7 +45,11 @@ const runtime = await startRunnerRuntime({
   producerRedis: deps.redis,
 });
 // As the runner role: when this runner is killed, a survivor moves its jobs at once (W5).
-const liveness = await startRunnerLiveness({ config, redis: deps.redis, workers: runtime.workers, logger });
+// BENCH_RUNNER_LIVENESS=off runs without it, for W5's same-run baseline of lock-expiry takeover.
+const liveness =
+  process.env.BENCH_RUNNER_LIVENESS === "off"
+    ? null
+    : await startRunnerLiveness({ config, redis: deps.redis, workers: runtime.workers, logger });
 
 function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -69,7 +73,7 @@ process.on("message", (message: { type?: string }) => {
   if (message.type === "stop") {
     void (async () => {
       await runtime.stop();
-      await liveness.stop();
+      await liveness?.stop();
       await Promise.allSettled([deps.close(), effectsPool.end()]);
       process.exit(0);
     })();
