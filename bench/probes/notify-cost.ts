@@ -27,6 +27,9 @@ const url = new URL(serverUrl);
 url.pathname = `/${DATABASE}`;
 const pool = new pg.Pool({ connectionString: url.toString(), max: IN_FLIGHT });
 const listener = new pg.Client({ connectionString: url.toString() });
+// DROP DATABASE ... WITH (FORCE) at the end terminates what is still connected: expected.
+pool.on("error", () => undefined);
+listener.on("error", () => undefined);
 const redis = new Redis(redisUrl);
 const subscriber = new Redis(redisUrl);
 try {
