@@ -21,6 +21,8 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   startsPerSec: { unit: "starts/s", better: "higher" },
   childrenPerSec: { unit: "children/s", better: "higher" },
   recoverySeconds: { unit: "s", better: "lower" },
+  recoverySecondsLockExpiry: { unit: "s", better: "lower" },
+  recoveryOverLockExpiry: { unit: "×", better: "lower" },
   duplicateSideEffects: { unit: "count", better: "lower" },
   replayMs: { unit: "ms", better: "lower" },
   runnerBytesPerWaiting: { unit: "B", better: "lower" },
@@ -37,6 +39,14 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   otherAnswers: { unit: "count", better: "lower" },
   logsPerSec: { unit: "logs/s", better: "higher" },
   blocksPerSec: { unit: "blocks/s", better: "higher" },
+  stepsPerSecByRunners: { unit: "steps/s", better: "higher" },
+  scaling4over1: { unit: "×", better: "higher" },
+  engineMsP50: { unit: "ms", better: "lower" },
+  apiWaitMsP50: { unit: "ms", better: "lower" },
+  apiWaitMsP99: { unit: "ms", better: "lower" },
+  pollingWaitMsP50: { unit: "ms", better: "lower" },
+  apiOverEngineP50: { unit: "×", better: "lower" },
+  pollingOverEngineP50: { unit: "×", better: "lower" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */
@@ -63,8 +73,17 @@ export const TARGETS: readonly Target[] = [
     value: 0.75,
   },
   { workload: "W2", text: "≥ 4× DBOS", figure: "stepsPerSec", against: "dbos", op: ">=", value: 4 },
+  {
+    workload: "W2C",
+    text: "closed loop ≥ 85% of the floor",
+    figure: "stepsPerSec",
+    against: "floor",
+    op: ">=",
+    value: 0.85,
+  },
   { workload: "W5", text: "recovery ≤ 10 s", figure: "recoverySeconds", op: "<=", value: 10 },
   { workload: "W5", text: "stretch: recovery ≤ 5 s", figure: "recoverySeconds", op: "<=", value: 5 },
+  { workload: "W5", text: "takeover ≤ 2 s (runner liveness)", figure: "recoverySeconds", op: "<=", value: 2 },
   { workload: "W5", text: "0 duplicate side effects", figure: "duplicateSideEffects", op: "==", value: 0 },
   { workload: "W6", text: "≤ 100 ms at 10,000 steps", figure: "replayMs.10000", op: "<=", value: 100 },
   {
@@ -100,6 +119,13 @@ export const TARGETS: readonly Target[] = [
     against: "floor",
     op: ">=",
     value: 0.5,
+  },
+  {
+    workload: "W11",
+    text: "Prefer: wait ≤ 1.2× the engine's completion latency",
+    figure: "apiOverEngineP50",
+    op: "<=",
+    value: 1.2,
   },
 ];
 

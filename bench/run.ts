@@ -17,6 +17,7 @@ import { p1PrismaHotPath } from "./workloads/p1-prisma-hot-path.js";
 import type { Workload, WorkloadContext, WorkloadResult } from "./workloads/types.js";
 import { w1Serial } from "./workloads/w1-serial.js";
 import { w2Throughput } from "./workloads/w2-throughput.js";
+import { w2cClosedLoop } from "./workloads/w2c-closed-loop.js";
 import { w3StartRate } from "./workloads/w3-start-rate.js";
 import { w4Fanout } from "./workloads/w4-fanout.js";
 import { w5Crash } from "./workloads/w5-crash.js";
@@ -25,12 +26,17 @@ import { w7Memory } from "./workloads/w7-memory.js";
 import { w8Timers } from "./workloads/w8-timers.js";
 import { w9Keyed } from "./workloads/w9-keyed.js";
 import { w10ChainTransfers } from "./workloads/w10-chain-transfers.js";
+import { w11ApiWait } from "./workloads/w11-api-wait.js";
 import { w12LedgerIngest } from "./workloads/w12-ledger-ingest.js";
 import { w13Admission } from "./workloads/w13-admission.js";
+import { w14RunnerScaling } from "./workloads/w14-runner-scaling.js";
 
+/** Run order. W11 runs an in-process runner, so it comes before W9, which declares an entity that such a runner would refuse. */
 const WORKLOADS: readonly Workload[] = [
   w1Serial,
+  w11ApiWait,
   w2Throughput,
+  w2cClosedLoop,
   w3StartRate,
   w4Fanout,
   w5Crash,
@@ -42,6 +48,7 @@ const WORKLOADS: readonly Workload[] = [
   p1PrismaHotPath,
   w13Admission,
   w12LedgerIngest,
+  w14RunnerScaling,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));

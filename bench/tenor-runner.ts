@@ -11,6 +11,7 @@ import pg from "pg";
 import { loadConfig } from "../src/config/load-config.js";
 import { WorkflowRegistry } from "../src/engine/registry.js";
 import { createLogger } from "../src/observability/logger.js";
+import { startRunnerLiveness } from "../src/ownership/runner-liveness.js";
 import { connectDependencies } from "../src/roles/dependencies.js";
 import { startRunnerRuntime } from "../src/roles/runner-runtime.js";
 import { BENCH_WORKFLOWS, bindEffects } from "./workflows.js";
@@ -43,6 +44,12 @@ const runtime = await startRunnerRuntime({
   workerRedis: deps.workerRedis,
   producerRedis: deps.redis,
 });
+// As the runner role: when this runner is killed, a survivor moves its jobs at once (W5).
+// BENCH_RUNNER_LIVENESS=off runs without it, for W5's same-run baseline of lock-expiry takeover.
+const liveness =
+  process.env.BENCH_RUNNER_LIVENESS === "off"
+    ? null
+    : await startRunnerLiveness({ config, redis: deps.redis, workers: runtime.workers, logger });
 
 function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;
@@ -66,6 +73,7 @@ process.on("message", (message: { type?: string }) => {
   if (message.type === "stop") {
     void (async () => {
       await runtime.stop();
+      await liveness?.stop();
       await Promise.allSettled([deps.close(), effectsPool.end()]);
       process.exit(0);
     })();

@@ -79,13 +79,19 @@ export function bindEffects(pool: pg.Pool): void {
   effectsPool = pool;
 }
 
-/** DDL of the side-effect log W5 counts duplicates in. */
+/**
+ * DDL of the side-effect log W5 counts duplicates in, and of its stop flag: a row in
+ * `bench_stop` ends every crash chain at its next step.
+ */
 export const EFFECTS_TABLE_SQL =
-  "CREATE TABLE IF NOT EXISTS bench_effects (execution_id uuid NOT NULL, position int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())";
+  "CREATE TABLE IF NOT EXISTS bench_effects (execution_id uuid NOT NULL, position int NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp()); " +
+  "CREATE TABLE IF NOT EXISTS bench_stop (at timestamptz NOT NULL DEFAULT now())";
 
 /**
- * W5: `steps` steps, each recording one side effect and then taking `stepMs`, so that many
- * executions are mid-step when the runner is killed.
+ * W5: up to `steps` steps, each recording one side effect and then taking `stepMs`, so that many
+ * executions are mid-step when the runner is killed. A chain runs until the bench raises the stop
+ * flag (read inside the step, so the decision is journaled and replays the same), however long a
+ * slow machine takes to get to the kill.
  */
 export const crashChain = defineWorkflow({
   name: "bench.crash-chain",
@@ -94,15 +100,17 @@ export const crashChain = defineWorkflow({
   output: z.object({ done: z.number() }),
   async run(ctx, input) {
     for (let i = 0; i < input.steps; i++) {
-      await ctx.step(`s${i}`, async ({ executionId, position }) => {
+      const { stop } = await ctx.step(`s${i}`, async ({ executionId, position }) => {
         if (!effectsPool) throw new Error("bindEffects() was not called in this process");
-        await effectsPool.query("INSERT INTO bench_effects (execution_id, position) VALUES ($1, $2)", [
-          executionId,
-          position,
-        ]);
+        const { rows } = await effectsPool.query<{ stop: boolean }>(
+          `WITH effect AS (INSERT INTO bench_effects (execution_id, position) VALUES ($1, $2))
+           SELECT EXISTS (SELECT 1 FROM bench_stop) AS stop`,
+          [executionId, position],
+        );
         await new Promise((resolve) => setTimeout(resolve, input.stepMs));
-        return i;
+        return { stop: rows[0]?.stop === true };
       });
+      if (stop) return { done: i + 1 };
     }
     return { done: input.steps };
   },

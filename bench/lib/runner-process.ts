@@ -26,6 +26,8 @@ export class RunnerProcess {
     prefix: string;
     durable: Record<string, unknown>;
     timeoutMs?: number;
+    /** Runner liveness (default on, as the runner role); off: takeover by lock expiry only. */
+    liveness?: boolean;
   }): Promise<RunnerProcess> {
     const dir = mkdtempSync(join(tmpdir(), "tenor-bench-"));
     const configPath = join(dir, "runner.yaml");
@@ -38,6 +40,7 @@ export class RunnerProcess {
         REDIS_URL: options.redisUrl,
         TENOR_REDIS_PREFIX: options.prefix,
         TENOR_CONFIG: configPath,
+        BENCH_RUNNER_LIVENESS: options.liveness === false ? "off" : "on",
       },
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });

@@ -7,6 +7,7 @@ export type SystemName = (typeof SYSTEMS)[number];
 export const WORKLOAD_IDS = [
   "W1",
   "W2",
+  "W2C",
   "W3",
   "W4",
   "W5",
@@ -15,8 +16,10 @@ export const WORKLOAD_IDS = [
   "W8",
   "W9",
   "W10",
+  "W11",
   "W12",
   "W13",
+  "W14",
   "P1",
 ] as const;
 export type WorkloadId = (typeof WORKLOAD_IDS)[number];

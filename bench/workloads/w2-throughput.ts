@@ -15,7 +15,8 @@ function workflows(quick: boolean): number {
   return quick ? 1_000 : 2_000;
 }
 
-function throughput(count: number, durations: number[], wallMs: number): SystemResult {
+/** Steps per second over `wallMs` and latency percentiles of `count` 10-step workflows (W2, W2C). */
+export function throughput(count: number, durations: number[], wallMs: number): SystemResult {
   const latency = summarize(durations);
   return {
     status: "ok",
@@ -106,8 +107,8 @@ export const w2Throughput: Workload = {
   },
 };
 
-/** Starts `count` 10-step workflows and waits until all are completed; returns their ids. */
-async function runBatch(tenor: TenorSystem, count: number): Promise<string[]> {
+/** Starts `count` 10-step workflows and waits until all are completed; returns their ids (W2, W10). */
+export async function runBatch(tenor: TenorSystem, count: number): Promise<string[]> {
   const ids: string[] = [];
   await forEachLimit(count, START_CONCURRENCY, async () => {
     const { executionId } = await tenor.client.start({

@@ -15,6 +15,8 @@ import type { AdmissionSettings } from "./admission.js";
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
 export interface ApiSettings {
   maxPreferWaitSeconds: number;
+  /** Fallback re-read interval of a `Prefer: wait`, in ms, should the finished notification be lost. */
+  waitFallbackPollMs: number;
   bodyLimitBytes: number;
   idempotencyTtlSeconds: number;
   noMutationThresholdSeconds: number;

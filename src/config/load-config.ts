@@ -9,6 +9,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
   DATABASE_URL: "databaseUrl",
   REDIS_URL: "redisUrl",
   TENOR_REDIS_PREFIX: "redisPrefix",
+  TENOR_REDIS_CLUSTER: "redisCluster",
   TENOR_LOG_LEVEL: "logLevel",
   TENOR_API_PORT: "api.port",
   TENOR_RUNNER_HEALTH_PORT: "runner.healthPort",

@@ -19,6 +19,12 @@ const port = (fallback: number) =>
 const positiveInt = (fallback: number, min = 1) =>
   z.coerce.number().int("must be an integer").min(min, `must be ≥ ${min}`).default(fallback);
 
+/** An integer in `[min, max]`, with a rule message naming the range. */
+const intBetween = (min: number, max: number, fallback: number) => {
+  const rule = `${min} ≤ v ≤ ${max}`;
+  return z.coerce.number().int("must be an integer").min(min, rule).max(max, rule).default(fallback);
+};
+
 const connectionUrl = (scheme: string[]) =>
   z
     .string({ error: "is required" })
@@ -27,14 +33,6 @@ const connectionUrl = (scheme: string[]) =>
       (v) => scheme.some((s) => v.startsWith(`${s}://`)),
       `must be a URL starting with ${scheme.join(":// or ")}://`,
     );
-
-const intBetween = (min: number, max: number, fallback: number) =>
-  z.coerce
-    .number()
-    .int("must be an integer")
-    .min(min, `${min} ≤ v ≤ ${max}`)
-    .max(max, `${min} ≤ v ≤ ${max}`)
-    .default(fallback);
 
 /** Blockchain health cadence: whole minutes at or above 60 s, a divisor of 60 below it. */
 const healthIntervalSeconds = z.coerce
@@ -53,11 +51,26 @@ export const configSchema = z
     databaseUrl: connectionUrl(["postgres", "postgresql"]),
     /** Redis URL (REDIS_URL). Required. */
     redisUrl: connectionUrl(["redis", "rediss"]),
-    /** Prefix of every BullMQ and Tenor key in Redis; lets several deployments or tests share one Redis. */
+    /**
+     * Prefix of every BullMQ and Tenor key in Redis; lets several deployments or tests share one
+     * Redis. On a Redis Cluster it must hold a hash tag (`{tenor}`): every key of a deployment then
+     * hashes to one slot, which BullMQ's and Tenor's Lua scripts need (docs/performance.md).
+     */
     redisPrefix: z
       .string()
-      .regex(/^[A-Za-z0-9_.:-]+$/, "must match [A-Za-z0-9_.:-]+")
+      .regex(
+        /^[A-Za-z0-9_.:-]*(\{[A-Za-z0-9_.:-]+\}[A-Za-z0-9_.:-]*)?$/,
+        "must match [A-Za-z0-9_.:-]+ with at most one non-empty hash tag {…}",
+      )
+      .min(1, "must not be empty")
       .default("tenor"),
+    /**
+     * REDIS_URL names one node of a Redis Cluster (TENOR_REDIS_CLUSTER=true) instead of a single
+     * Redis; the others are discovered from it. Requires a hash-tagged redisPrefix.
+     */
+    redisCluster: z
+      .union([z.boolean(), z.enum(["true", "false"], "must be true or false").transform((v) => v === "true")])
+      .default(false),
     logLevel: z
       .enum(["error", "warn", "info", "debug"], "must be one of error, warn, info, debug")
       .default("info"),
@@ -66,6 +79,11 @@ export const configSchema = z
         port: port(3000),
         /** Upper bound of `Prefer: wait=N` on a start, in seconds; a larger N is capped to it. */
         maxPreferWaitSeconds: positiveInt(30, 0),
+        /**
+         * While a `Prefer: wait` waits, the projection is re-read this often, in milliseconds, in
+         * case the runner's finished notification was lost (docs/performance.md). 10 ≤ v ≤ 600000.
+         */
+        waitFallbackPollMs: intBetween(10, 600_000, 1_000),
         /** Largest accepted request body, in bytes; a larger one is refused with 413. */
         bodyLimitBytes: positiveInt(1_048_576, 1_024),
         /** How long an Idempotency-Key binds its execution, in seconds (24 h); after it the key is released. */
@@ -161,6 +179,7 @@ export const configSchema = z
       .default({
         port: 3000,
         maxPreferWaitSeconds: 30,
+        waitFallbackPollMs: 1_000,
         bodyLimitBytes: 1_048_576,
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
@@ -323,6 +342,18 @@ export const configSchema = z
           })
           .strict()
           .default({ lockDurationMs: 4_000, stalledIntervalMs: 3_000 }),
+        /**
+         * Runner liveness (docs/engine.md, "Crash recovery"): every runner holds a session
+         * advisory lock on a reserved PostgreSQL connection and, every `checkIntervalMs`, looks for
+         * registered runners whose lock is gone (their session ended: the process died) and moves
+         * their active jobs back to wait at once, instead of waiting for lock expiry.
+         */
+        liveness: z
+          .object({
+            checkIntervalMs: intBetween(50, 60_000, 250),
+          })
+          .strict()
+          .default({ checkIntervalMs: 250 }),
         /** Workflow turns one runner process advances at once. */
         runnerConcurrency: positiveInt(100),
         /** Recovery of suspended executions: exponential backoff, bounded in count and time. */
@@ -382,6 +413,7 @@ export const configSchema = z
         confirmationWatcher: { intervalMs: 250 },
         retention: { days: 30, batchSize: 500 },
         lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
+        liveness: { checkIntervalMs: 250 },
         runnerConcurrency: 100,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },
@@ -419,7 +451,16 @@ export const configSchema = z
     chains: chainsSchema,
     signers: signersSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.redisCluster && !v.redisPrefix.includes("{"))
+      ctx.addIssue({
+        code: "custom",
+        path: ["redisPrefix"],
+        input: v.redisPrefix,
+        message: "must hold a hash tag such as {tenor} when redisCluster is true (one slot per deployment)",
+      });
+  });
 
 /** The validated, frozen configuration every module receives. */
 export type TenorConfig = z.infer<typeof configSchema>;

@@ -45,6 +45,20 @@ export interface ExecutionQueries {
   ): Promise<boolean>;
 }
 
+/**
+ * Word that an execution finished, pushed by the runner after the terminal status committed
+ * (src/runtime/execution-finished.ts). Best effort: a notification can be lost (the runner died
+ * between commit and publish, the subscription was down), so a waiter also re-reads on a slow
+ * fallback interval.
+ */
+export interface FinishedNotifications {
+  /**
+   * Calls `onFinished` when `executionId` is reported finished. Resolves once the subscription is
+   * live (or could not be made: the fallback then answers), with a function that stops watching.
+   */
+  watch(executionId: string, onFinished: () => void): Promise<() => void>;
+}
+
 /** What the client needs from the transport: enqueue a new execution, ring a parked one. */
 export interface ExecutionTransport {
   enqueue(executionId: string, workflow: string): Promise<void>;
@@ -92,6 +106,13 @@ export class ExecutionClient {
       transport: ExecutionTransport;
       /** Required to start workflows that declare `key`; without it such a start is refused. */
       keys?: KeyedAdmission;
+      /**
+       * Push notifications of finished executions for {@link waitForTerminal}; without them it
+       * polls (20 ms doubling to 500 ms).
+       */
+      finished?: FinishedNotifications;
+      /** With `finished`: re-read this often, in ms, in case a notification was lost (default 1000). */
+      fallbackPollMs?: number;
     },
   ) {}
 
@@ -201,9 +222,53 @@ export class ExecutionClient {
     return this.deps.queries.journal(executionId);
   }
 
-  /** Polls the projection until the execution is terminal or `timeoutMs` passes; returns the last view. */
+  /**
+   * Waits until the execution is terminal or `timeoutMs` passes; returns the last view. With
+   * push notifications it re-reads when told the execution finished, and every `fallbackPollMs`
+   * in case the notification was lost; without them it polls.
+   */
   async waitForTerminal(executionId: string, timeoutMs: number, orgId?: string): Promise<ExecutionView> {
     const deadline = Date.now() + timeoutMs;
+    const { finished } = this.deps;
+    if (!finished) return this.pollForTerminal(executionId, deadline, orgId);
+    let wake: (() => void) | undefined;
+    let told = false;
+    // Watch before the first read: a finish between the read and the watch would go unheard.
+    const stop = await finished.watch(executionId, () => {
+      told = true;
+      wake?.();
+    });
+    try {
+      const fallbackMs = this.deps.fallbackPollMs ?? 1_000;
+      for (;;) {
+        const view = await this.requireView(executionId, orgId);
+        if (TERMINAL.includes(view.status) || Date.now() >= deadline) return view;
+        if (told) {
+          // Told before the read could see it (a replica lagging behind would do this): re-read soon.
+          told = false;
+          continue;
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(fallbackMs, Math.max(1, deadline - Date.now())));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+        told = false;
+      }
+    } finally {
+      stop();
+    }
+  }
+
+  /** The wait without notifications: polls from 20 ms, doubling to 500 ms. */
+  private async pollForTerminal(
+    executionId: string,
+    deadline: number,
+    orgId?: string,
+  ): Promise<ExecutionView> {
     let pause = 20;
     for (;;) {
       const view = await this.requireView(executionId, orgId);

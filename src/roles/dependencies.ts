@@ -39,8 +39,9 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
       { retryable: true, details: { dependency: "postgresql" } },
     );
   }
-  const redis = createRedisConnection(config.redisUrl, "producer");
-  const workerRedis = createRedisConnection(config.redisUrl, "worker");
+  const cluster = { cluster: config.redisCluster };
+  const redis = createRedisConnection(config.redisUrl, "producer", cluster);
+  const workerRedis = createRedisConnection(config.redisUrl, "worker", cluster);
   try {
     await withTimeout(redis.ping(), 5_000);
   } catch (error) {

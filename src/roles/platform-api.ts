@@ -56,6 +56,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     prefix: options.prefix,
     registry: options.registry,
     logger: options.logger,
+    waitFallbackPollMs: options.settings.waitFallbackPollMs,
   });
   const keys = new PgApiKeys(pool);
   const monitor = options.admission && !options.eventLoopLagMs ? new EventLoopLagMonitor() : undefined;

@@ -4,6 +4,7 @@ import { WorkflowRegistry } from "../engine/registry.js";
 import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
+import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { assertNoEviction } from "../transport/redis-connection.js";
 import type { Application } from "./application.js";
 import { createExecutionClient } from "./create-execution-client.js";
@@ -63,12 +64,28 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
     metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.
-  const started = {
+  const withWorkers = {
     async stop() {
       await chain.stop();
       await runtime.stop();
       await executions.close();
       await entityClient.close();
+    },
+  };
+  // Liveness: when this process dies, a survivor moves its jobs at once (docs/engine.md).
+  const liveness = await stopOnFailure(withWorkers, () =>
+    startRunnerLiveness({
+      config: ctx.config,
+      redis: ctx.deps.redis,
+      workers: runtime.workers,
+      logger: ctx.logger,
+    }),
+  );
+  const started = {
+    async stop() {
+      await withWorkers.stop();
+      // After the workers closed: unregistered while still locked, so no peer moves a job it finishes.
+      await liveness.stop();
     },
   };
   const shards = await stopOnFailure(started, () =>

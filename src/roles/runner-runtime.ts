@@ -13,6 +13,7 @@ import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { isTracingEnabled } from "../observability/tracing-state.js";
 import { startActivityWorkers } from "../runtime/activity-worker.js";
+import type { RunnerWorker } from "../runtime/dead-runner-jobs.js";
 import { engineMetricsHooks } from "../runtime/engine-metrics.js";
 import { ExecutionQueue } from "../runtime/execution-queue.js";
 import { ExecutionTracing } from "../runtime/execution-tracing.js";
@@ -51,6 +52,11 @@ export interface RunnerRuntime {
   queue: ExecutionQueue;
   /** Entity workers, the keyed workflow gate and the keyed repair (docs/keyed.md). */
   keyed: KeyedRuntime;
+  /**
+   * The BullMQ workers whose active jobs a survivor takes back at once when this runner's
+   * PostgreSQL session ends (src/ownership/runner-liveness.ts): executions and activities.
+   */
+  workers: readonly RunnerWorker[];
   /** Stops the schedules, stops taking jobs, lets running turns finish (bounded by BullMQ's close). */
   stop(): Promise<void>;
 }
@@ -170,6 +176,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   return {
     queue,
     keyed,
+    workers: [worker, ...activityWorkers].map((w) => ({ queue: w.qualifiedName, worker: w.id })),
     async stop() {
       await schedules.stop();
       await keyed.stop();

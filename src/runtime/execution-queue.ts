@@ -4,6 +4,7 @@ import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
 import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "../transport/queue-names.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
+import { announceFinished } from "./execution-finished.js";
 
 /** Activity job payload: where its input is journaled, never the input itself. */
 export interface ActivityJobData {
@@ -162,6 +163,16 @@ export class ExecutionQueue implements ChildDispatcher {
       // Raced with the timer or another wake: the job already moved, which is what we wanted.
       this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
     });
+  }
+
+  /**
+   * Tells waiting clients (`Prefer: wait`) that the execution's terminal status committed. Best
+   * effort: a failure is logged, and a waiter's fallback read answers it.
+   */
+  async announceFinished(executionId: string): Promise<void> {
+    await announceFinished(this.connection, this.prefix, executionId).catch((error: Error) =>
+      this.logger.debug("could not announce a finished execution", { executionId, error: error.message }),
+    );
   }
 
   /**

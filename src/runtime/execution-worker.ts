@@ -159,6 +159,8 @@ async function processExecutionJob(
     }
     switch (outcome.kind) {
       case "gone": {
+        // Announced again: the run that finished it may have died before announcing it.
+        void options.queue.announceFinished(executionId);
         await notifyTerminal(options, executionId, job.name, log);
         // The run that finished it may have died before ringing its parent: ring it here.
         const parentId = (await options.store.getSummary(executionId))?.parentId;
@@ -167,6 +169,8 @@ async function processExecutionJob(
       }
       case "completed":
       case "failed":
+        // Not awaited: a waiting client needs no ordering with the job's own finish.
+        void options.queue.announceFinished(executionId);
         await notifyTerminal(options, executionId, job.name, log);
         if (outcome.parentId) await wakeParent(options, outcome.parentId, log);
         return;

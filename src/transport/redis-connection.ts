@@ -1,19 +1,40 @@
-import { Redis } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { TenorError } from "../errors/tenor-error.js";
 
 /**
  * Opens an ioredis connection. Worker and blocking connections must use
  * `maxRetriesPerRequest: null`, or a Redis restart leaves BullMQ workers silent
  * (taskforcesh/bullmq #648, #2964). Producer connections keep a bound so API calls fail fast.
+ *
+ * With `cluster`, `url` names one node of a Redis Cluster and the connection is an ioredis
+ * `Cluster` (the other nodes are discovered). It is typed as `Redis`: both implement the same
+ * command interface, BullMQ takes either, and every key Tenor uses carries the prefix's hash tag,
+ * so each command and script is routed to the one slot of the deployment.
  */
-export function createRedisConnection(url: string, purpose: "worker" | "producer"): Redis {
-  return new Redis(url, {
+export function createRedisConnection(
+  url: string,
+  purpose: "worker" | "producer",
+  options: { cluster?: boolean } = {},
+): Redis {
+  const redisOptions: RedisOptions = {
     maxRetriesPerRequest: purpose === "worker" ? null : 3,
     enableReadyCheck: true,
     lazyConnect: false,
     // Reconnect forever with a capped delay: a Redis restart must not need a process restart.
     retryStrategy: (times) => Math.min(times * 200, 2_000),
+  };
+  if (!options.cluster) return new Redis(url, redisOptions);
+  const seed = new URL(url);
+  const cluster = new Cluster([{ host: seed.hostname, port: Number(seed.port || 6379) }], {
+    redisOptions: {
+      ...redisOptions,
+      ...(seed.username ? { username: decodeURIComponent(seed.username) } : {}),
+      ...(seed.password ? { password: decodeURIComponent(seed.password) } : {}),
+    },
+    enableReadyCheck: true,
+    clusterRetryStrategy: (times) => Math.min(times * 200, 2_000),
   });
+  return cluster as unknown as Redis;
 }
 
 /** The only eviction policy under which BullMQ's lock and job keys cannot vanish (#921, #2215). */

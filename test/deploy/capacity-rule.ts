@@ -9,10 +9,13 @@
 export const CHART_ROLES = ["api", "runner", "indexer"] as const;
 export type ChartRole = (typeof CHART_ROLES)[number];
 
-/** Connections a pod holds outside its pool: one shard-ownership session on runner and indexer. */
+/**
+ * Connections a pod holds outside its pool: one shard-ownership session on runner and indexer,
+ * and the runner's liveness session.
+ */
 export const RESERVED_SESSIONS_PER_POD: Readonly<Record<ChartRole, number>> = {
   api: 0,
-  runner: 1,
+  runner: 2,
   indexer: 1,
 };
 

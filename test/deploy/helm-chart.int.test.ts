@@ -211,7 +211,7 @@ describe("helm/tenor", () => {
   it("the capacity gate refuses an over-committed release, naming the numbers", async () => {
     const result = await helmRun(["template", "rel", chart, "-f", overcommittedValues]);
     expect(result.ok).toBe(false);
-    expect(result.out).toContain("capacity gate: roles need 462 PostgreSQL connections");
+    expect(result.out).toContain("capacity gate: roles need 472 PostgreSQL connections");
     expect(result.out).toContain("allows 190");
   });
 

@@ -26,6 +26,7 @@ export interface DurableOverrides {
   lock?: { lockDurationMs: number; stalledIntervalMs: number };
   sweep?: { intervalMs: number; graceMs: number };
   recovery?: { maxAttempts: number; maxDurationMs: number; baseDelayMs: number; maxDelayMs: number };
+  liveness?: { checkIntervalMs: number };
 }
 
 /** Short windows so a takeover, a sweep and a recovery each take about a second or two. */

@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { killAllProcesses, type TestProcess, waitUntil } from "../support/processes.js";
+import { isStopped, killAllProcesses, waitUntil } from "../support/processes.js";
 import { counts, createFaultWorld, type FaultWorld } from "./fault-harness.js";
 
 /**
@@ -20,12 +19,6 @@ afterAll(async () => {
   await killAllProcesses();
   await world?.close();
 });
-
-/** True once the process is in the stopped state (`T` in /proc/<pid>/stat). */
-function isStopped(process: TestProcess): boolean {
-  const stat = readFileSync(`/proc/${process.pid}/stat`, "utf8");
-  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
-}
 
 async function journalTurns(id: string): Promise<{ name: string; turn: number }[]> {
   const { rows } = await world.db.pool.query<{ name: string; turn: number }>(

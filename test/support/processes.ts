@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -176,4 +177,10 @@ export async function waitUntil<T>(
 
 function tail(text: string, lines = 40): string {
   return text.split("\n").slice(-lines).join("\n");
+}
+
+/** True once the process is in the stopped state (`T` in /proc/<pid>/stat): SIGSTOP has landed. */
+export function isStopped(process: TestProcess): boolean {
+  const stat = readFileSync(`/proc/${process.pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).startsWith("T");
 }

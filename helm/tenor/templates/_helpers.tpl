@@ -32,11 +32,12 @@ app.kubernetes.io/component: {{ .role }}
 
 {{/*
 PostgreSQL connections a pod opens beyond its pool: the runner and the indexer each hold one
-reserved session for shard ownership (docs/ownership.md); the api holds none.
+reserved session for shard ownership (docs/ownership.md), the runner one more for its liveness
+(docs/engine.md, "Crash recovery"); the api holds none.
 test/deploy/capacity-rule.ts states the same numbers.
 */}}
 {{- define "tenor.reservedPerPod" -}}
-{{- $reserved := dict "api" 0 "runner" 1 "indexer" 1 -}}
+{{- $reserved := dict "api" 0 "runner" 2 "indexer" 1 -}}
 {{- index $reserved . -}}
 {{- end -}}
 

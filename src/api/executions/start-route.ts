@@ -39,11 +39,11 @@ export function startExecution(deps: ApiDeps) {
         : {}),
     });
     if (created) deps.metrics?.executionsStarted.inc({ workflow: name });
-    let record = await deps.reads.get(principal.orgId, executionId);
-    if (record && prefer && prefer.applied > 0 && !TERMINAL.has(record.status)) {
+    // The wait reads the execution first and returns at once when it is already terminal.
+    if (prefer && prefer.applied > 0) {
       await deps.client.waitForTerminal(executionId, prefer.applied * 1000, principal.orgId);
-      record = await deps.reads.get(principal.orgId, executionId);
     }
+    const record = await deps.reads.get(principal.orgId, executionId);
     if (!record) {
       throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
     }

@@ -1,0 +1,99 @@
+import { forEachLimit, nowMs } from "../lib/concurrency.js";
+import { BullmqChainSystem } from "../systems/bullmq-chain.js";
+import type { DbosSystem } from "../systems/dbos.js";
+import { FloorSystem } from "../systems/floor.js";
+import { TenorSystem } from "../systems/tenor.js";
+import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
+import { throughput } from "./w2-throughput.js";
+
+const STEPS = 10;
+/** Clients, each starting its next workflow when its last one finished. */
+const CLIENTS = 100;
+const WARMUP_WORKFLOWS = 100;
+
+function workflows(quick: boolean): number {
+  return quick ? 1_000 : 2_000;
+}
+
+/** One workflow of `steps` steps: start to observed completion, in ms. */
+type Chain = (steps: number) => Promise<number>;
+
+/**
+ * `count` workflows driven by CLIENTS closed-loop clients: how an API client drives an engine
+ * (a new request when the last answer came), as opposed to W2's all-at-once batch. Steps per
+ * second over the wall time, and per-workflow latency from the client's start call.
+ */
+async function closedLoop(count: number, chain: Chain): Promise<SystemResult> {
+  await forEachLimit(WARMUP_WORKFLOWS, CLIENTS, async () => void (await chain(STEPS)));
+  const durations: number[] = [];
+  const started = nowMs();
+  await forEachLimit(count, CLIENTS, async () => {
+    durations.push(await chain(STEPS));
+  });
+  const result = throughput(count, durations, nowMs() - started);
+  return result.status === "ok" ? { ...result, details: { ...result.details, clients: CLIENTS } } : result;
+}
+
+export const w2cClosedLoop: Workload = {
+  id: "W2C",
+  title: "closed-loop throughput",
+  async run(ctx) {
+    const count = workflows(ctx.quick);
+    const url = await ctx.env.freshDatabase("w2c");
+    const pool = ctx.env.pool(url);
+    const systems: Record<string, SystemResult> = {};
+    try {
+      systems.floor = await measure(ctx, "floor", async () => {
+        const floor = new FloorSystem(pool, ctx.env.redis, ctx.env.prefix("w2c-floor"));
+        await floor.prepare();
+        return closedLoop(count, (steps) => floor.chain(steps));
+      });
+      systems.bullmq = await measure(ctx, "bullmq", async () => {
+        const bullmq = new BullmqChainSystem(pool, ctx.env.redisUrl, ctx.env.prefix("w2c-bullmq"));
+        try {
+          await bullmq.prepare();
+          return await closedLoop(count, (steps) => bullmq.chain(steps));
+        } finally {
+          await bullmq.stop();
+        }
+      });
+      systems.dbos = await withDbos(ctx, (dbos: DbosSystem) =>
+        closedLoop(count, (steps) => dbos.chain(steps)),
+      );
+      systems.tenor = await measure(ctx, "tenor", async () => {
+        const tenor = await TenorSystem.start({
+          databaseUrl: url,
+          redisUrl: ctx.env.redisUrl,
+          prefix: ctx.env.prefix("w2c-tenor"),
+        });
+        try {
+          await tenor.listenForCompletions();
+          return await closedLoop(count, async (steps) => {
+            const started = nowMs();
+            const { completedAt } = await tenor.run("bench.noop-chain", { steps });
+            return completedAt - started;
+          });
+        } finally {
+          await tenor.stop();
+        }
+      });
+    } finally {
+      await pool.end();
+    }
+    return {
+      id: "W2C",
+      title: "closed-loop throughput",
+      status: "ok",
+      params: {
+        workflows: count,
+        stepsPerWorkflow: STEPS,
+        clients: CLIENTS,
+        warmupWorkflows: WARMUP_WORKFLOWS,
+        loop: "each client starts its next workflow when its last one's completion was observed",
+        tenor:
+          "start call to the job's completion seen through BullMQ QueueEvents (as W1); runnerConcurrency 100 (default)",
+      },
+      systems,
+    };
+  },
+};
