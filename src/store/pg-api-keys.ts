@@ -100,6 +100,6 @@ function toStoredRole(role: ApiRole): StoredRole {
   return role.replace("-", "_") as StoredRole;
 }
 
-function fromStoredRole(role: StoredRole): ApiRole {
+export function fromStoredRole(role: StoredRole): ApiRole {
   return role.replace("_", "-") as ApiRole;
 }

@@ -7,7 +7,8 @@ import {
 } from "../engine/approvals.js";
 import type { WaitDescriptor } from "../engine/execution-store.js";
 import { json } from "./json-param.js";
-import type { ApiRole } from "./pg-api-keys.js";
+import { type ApiRole, fromStoredRole } from "./pg-api-keys.js";
+import { prismaFor } from "./prisma.js";
 import { withTransaction } from "./with-transaction.js";
 
 export interface VoteRequest {
@@ -171,18 +172,24 @@ export class PgApprovals {
 
   /** Every vote cast on an execution of `orgId`, oldest first; null when the organisation has no such execution. */
   async list(orgId: string, executionId: string): Promise<VoteRecord[] | null> {
-    const owned = await this.pool.query("SELECT 1 FROM executions WHERE id = $1 AND org_id = $2", [
-      executionId,
-      orgId,
-    ]);
-    if (owned.rowCount !== 1) return null;
-    const { rows } = await this.pool.query(
-      `SELECT name, position, approver_key_id, approver_name, approver_role::text AS approver_role,
-              approver_subject, decision::text AS decision, params_hash, reason, created_at
-       FROM approval_votes WHERE execution_id = $1 ORDER BY id`,
-      [executionId],
-    );
-    return rows.map(toVote);
+    // A read without locks: Prisma Client, typed from the schema (the vote itself stays one locked transaction).
+    const db = prismaFor(this.pool);
+    if ((await db.execution.count({ where: { id: executionId, orgId } })) !== 1) return null;
+    const votes = await db.approvalVote.findMany({ where: { executionId }, orderBy: { id: "asc" } });
+    return votes.map((v) => ({
+      name: v.name,
+      position: v.position,
+      approver: {
+        keyId: v.approverKeyId,
+        name: v.approverName,
+        role: fromStoredRole(v.approverRole),
+        at: v.createdAt.toISOString(),
+      },
+      subject: v.approverSubject,
+      decision: v.decision,
+      paramsHash: v.paramsHash,
+      reason: v.reason,
+    }));
   }
 
   private async votesAt(client: PoolClient, executionId: string, name: string, position: number) {
