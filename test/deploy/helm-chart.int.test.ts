@@ -195,6 +195,35 @@ describe("helm/tenor", () => {
     expect(monitor!.metadata.labels.release).toBe("prometheus");
   });
 
+  it("passes the tracing endpoint and the commit to every role only when set", async () => {
+    const envOf = (deployment: Manifest) =>
+      Object.fromEntries(
+        (deployment.spec.template.spec.containers[0].env as { name: string; value?: string }[]).map((e) => [
+          e.name,
+          e.value,
+        ]),
+      );
+    for (const deployment of byKind(await render(), "Deployment")) {
+      expect(Object.keys(envOf(deployment)).filter((name) => /^OTEL_|^TENOR_COMMIT$/.test(name))).toEqual([]);
+    }
+    const traced = valuesFile("traced", (v) => {
+      v.tracing = { otlpEndpoint: "http://collector:4318", protocol: "http/json", commit: "abc123" };
+    });
+    const deployments = byKind(await render(traced), "Deployment");
+    expect(deployments).toHaveLength(3);
+    for (const deployment of deployments) {
+      expect(envOf(deployment)).toMatchObject({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        TENOR_COMMIT: "abc123",
+      });
+    }
+    const badProtocol = valuesFile("bad-protocol", (v) => {
+      v.tracing = { otlpEndpoint: "http://collector:4318", protocol: "udp", commit: "" };
+    });
+    expect((await helmRun(["template", "rel", chart, "-f", badProtocol])).out).toMatch(/protocol/);
+  });
+
   it("refuses unknown keys and keys the chart sets itself (values.schema.json)", async () => {
     const typo = valuesFile("typo", (v) => {
       (v.runnerDeployment as unknown as Record<string, unknown>).replicas = 3;
