@@ -49,7 +49,13 @@ const runtime = await startRunnerRuntime({
 const liveness =
   process.env.BENCH_RUNNER_LIVENESS === "off"
     ? null
-    : await startRunnerLiveness({ config, redis: deps.redis, workers: runtime.workers, logger });
+    : await startRunnerLiveness({
+        config,
+        redis: deps.redis,
+        workers: runtime.workers,
+        logger,
+        onTakeover: runtime.reportTakeover,
+      });
 
 function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;

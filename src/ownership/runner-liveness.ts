@@ -25,6 +25,8 @@ export interface RunnerLivenessOptions {
   logger: Logger;
   /** Default: `<host>:<pid>:<random>`, unique per process start. */
   runnerId?: string;
+  /** Told which jobs were moved back from a dead runner, per queue (the takeover log line). */
+  onTakeover?: (deadRunner: string, moved: { queue: string; jobIds: string[] }[]) => void | Promise<void>;
 }
 
 /** Counters a test or an operator reads. */
@@ -172,10 +174,12 @@ export class RunnerLiveness {
     const byQueue = new Map<string, string[]>();
     for (const { queue, worker } of registration.workers)
       byQueue.set(queue, [...(byQueue.get(queue) ?? []), worker]);
-    let moved = 0;
+    const reclaimed: { queue: string; jobIds: string[] }[] = [];
     for (const [queue, workers] of byQueue)
-      moved += (await reclaimDeadWorkerJobs(this.options.redis, queue, workers)).length;
+      reclaimed.push({ queue, jobIds: await reclaimDeadWorkerJobs(this.options.redis, queue, workers) });
+    const moved = reclaimed.reduce((sum, r) => sum + r.jobIds.length, 0);
     await this.directory.forget(runnerId);
+    await this.options.onTakeover?.(runnerId, reclaimed);
     this.stats.takeovers++;
     this.stats.jobsMoved += moved;
     this.logger.info("took over the jobs of a runner whose session ended", {
@@ -193,6 +197,7 @@ export async function startRunnerLiveness(options: {
   redis: Redis;
   workers: readonly RunnerWorker[];
   logger: Logger;
+  onTakeover?: RunnerLivenessOptions["onTakeover"];
 }): Promise<RunnerLiveness> {
   const { config } = options;
   const liveness = new RunnerLiveness({
@@ -203,6 +208,7 @@ export async function startRunnerLiveness(options: {
     checkIntervalMs: config.durable.liveness.checkIntervalMs,
     deadPeerMs: config.durable.sharding.livenessWindowMs,
     logger: options.logger,
+    ...(options.onTakeover ? { onTakeover: options.onTakeover } : {}),
   });
   await liveness.start();
   return liveness;

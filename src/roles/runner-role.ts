@@ -79,6 +79,7 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
       redis: ctx.deps.redis,
       workers: runtime.workers,
       logger: ctx.logger,
+      onTakeover: runtime.reportTakeover,
     }),
   );
   const started = {

@@ -57,6 +57,8 @@ export interface RunnerRuntime {
    * PostgreSQL session ends (src/ownership/runner-liveness.ts): executions and activities.
    */
   workers: readonly RunnerWorker[];
+  /** Logs the takeover of executions runner liveness moved back from a dead runner. */
+  reportTakeover(deadRunner: string, moved: readonly { queue: string; jobIds: string[] }[]): Promise<void>;
   /** Stops the schedules, stops taking jobs, lets running turns finish (bounded by BullMQ's close). */
   stop(): Promise<void>;
 }
@@ -177,6 +179,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     queue,
     keyed,
     workers: [worker, ...activityWorkers].map((w) => ({ queue: w.qualifiedName, worker: w.id })),
+    reportTakeover: (deadRunner, moved) => takeovers.reportReclaimed(deadRunner, moved),
     async stop() {
       await schedules.stop();
       await keyed.stop();

@@ -98,6 +98,29 @@ export class TakeoverLog {
     }
   }
 
+  /**
+   * Reports the jobs a survivor moved back to wait from a runner known dead (runner liveness,
+   * src/ownership/runner-liveness.ts): that path bypasses BullMQ's stalled check and its events.
+   * Only the executions queue's jobs count; activity jobs are not executions.
+   */
+  async reportReclaimed(
+    previousRunner: string,
+    moved: readonly { queue: string; jobIds: string[] }[],
+  ): Promise<void> {
+    const executionIds = moved.filter((m) => m.queue === this.options.queueKey).flatMap((m) => m.jobIds);
+    if (executionIds.length === 0) return;
+    try {
+      const report = await this.report(previousRunner, executionIds);
+      this.options.logger.warn("took over executions of a runner whose session ended", { ...report });
+      this.options.onTakeover?.(report);
+    } catch (error) {
+      this.options.logger.warn("could not report a takeover", {
+        executions: executionIds.length,
+        error: (error as Error).message,
+      });
+    }
+  }
+
   private async reportsFor(jobIds: string[]): Promise<TakeoverReport[]> {
     // An execution's job id is its execution id (executionJobId).
     const byHolder = new Map<string, string[]>();
@@ -106,15 +129,18 @@ export class TakeoverLog {
       byHolder.set(holder, [...(byHolder.get(holder) ?? []), jobId]);
     }
     const reports: TakeoverReport[] = [];
-    for (const [previousRunner, executionIds] of byHolder) {
-      const last = await lastActivityOf(this.options.pool, executionIds);
-      reports.push({
-        runner: this.options.runnerId,
-        previousRunner,
-        executions: executionIds.length,
-        afterMs: last ? Math.max(0, Date.now() - last.getTime()) : null,
-      });
-    }
+    for (const [previousRunner, executionIds] of byHolder)
+      reports.push(await this.report(previousRunner, executionIds));
     return reports;
+  }
+
+  private async report(previousRunner: string, executionIds: string[]): Promise<TakeoverReport> {
+    const last = await lastActivityOf(this.options.pool, executionIds);
+    return {
+      runner: this.options.runnerId,
+      previousRunner,
+      executions: executionIds.length,
+      afterMs: last ? Math.max(0, Date.now() - last.getTime()) : null,
+    };
   }
 }
