@@ -46,12 +46,18 @@ export type { ErrorClass } from "./refusals.js";
  */
 export class WorkflowContext {
   readonly executionId: string;
+  /**
+   * The organisation the execution runs for: set by the platform from the caller's API key when it
+   * started (a child inherits its parent's), never from input, and fixed for the execution's life.
+   */
+  readonly orgId: string;
   private readonly cursor: JournalCursor;
   private lastProgress: Promise<void> = Promise.resolve();
 
   constructor(deps: ContextDeps) {
     this.cursor = new JournalCursor(deps);
     this.executionId = deps.fence.executionId;
+    this.orgId = deps.orgId;
   }
 
   /** Why the turn stops, once it must (read by the turn runner). */

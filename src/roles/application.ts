@@ -1,4 +1,5 @@
 import type { AnyActivity } from "../engine/activity.js";
+import type { ExecutionClient } from "../engine/execution-client.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
 import type { AnyEntity } from "../keyed/entity.js";
 import type { RunnerScheduleDependencies } from "../schedules/runner-schedules.js";
@@ -18,4 +19,19 @@ export interface Application {
    * retention, chain health). Built once per runner start, with the runner's connections.
    */
   readonly schedules: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
+  /**
+   * Binds what the application's steps reach outside the journal (its read models, its stores)
+   * over the runner's connections, before the runner takes work; returns the unbinding, run at
+   * stop. Unset: the application needs nothing bound.
+   */
+  readonly bindRuntime?: (deps: ApplicationRuntimeDependencies) => () => void;
+}
+
+/** The runner's connections an application's runtime binds to. */
+export interface ApplicationRuntimeDependencies {
+  config: RunnerScheduleDependencies["config"];
+  pool: RunnerScheduleDependencies["pool"];
+  redis: RunnerScheduleDependencies["redis"];
+  logger: RunnerScheduleDependencies["logger"];
+  executions: ExecutionClient;
 }

@@ -50,6 +50,14 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
     executions: executions.client,
     logger: ctx.logger,
   });
+  // Bound before the workers start: a step of the application's never runs without its runtime.
+  const unbindApplication = app.bindRuntime?.({
+    config: ctx.config,
+    pool: ctx.deps.pool,
+    redis: ctx.deps.redis,
+    logger: ctx.logger,
+    executions: executions.client,
+  });
   const runtime = await startRunnerRuntime({
     config: ctx.config,
     registry,
@@ -70,6 +78,7 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
       await runtime.stop();
       await executions.close();
       await entityClient.close();
+      unbindApplication?.();
     },
   };
   // Liveness: when this process dies, a survivor moves its jobs at once (docs/engine.md).

@@ -13,6 +13,7 @@ import { chainSchema } from "../../../src/config/chains-schema.js";
 import { Secret } from "../../../src/config/secret.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
+import type { AnyWorkflow } from "../../../src/engine/workflow.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
@@ -41,6 +42,12 @@ export interface ChainWorld {
   hot: Address;
   /** Starts one lifecycle execution for organisation `acme`. */
   send(request: Record<string, unknown>): Promise<string>;
+  /** Starts an execution of any of the world's workflows for organisation `acme` (or `orgId`). */
+  start(
+    workflow: string,
+    input: unknown,
+    options?: { orgId?: string; idempotencyKey?: string },
+  ): Promise<string>;
   /** Waits for a terminal status and returns the view. */
   settled(id: string, timeoutMs?: number): Promise<ExecutionView>;
   stop(): Promise<void>;
@@ -54,13 +61,15 @@ export interface ChainWorldOptions {
   durable?: DurableOverrides;
   /** Extra local signers: id → anvil key index. */
   signers?: Record<string, number>;
+  /** Workflows registered next to the lifecycle (domain flows that write through it). */
+  workflows?: readonly AnyWorkflow[];
 }
 
 export async function startChainWorld(options: ChainWorldOptions): Promise<ChainWorld> {
   const anvil = await startAnvil(options.anvil);
   const engine = await startEngineHarness({
     file: options.file,
-    workflows: [chainTransaction],
+    workflows: [chainTransaction, ...(options.workflows ?? [])],
     entities: [nonceEntity],
     ...(options.durable ? { durable: options.durable } : {}),
   });
@@ -143,6 +152,15 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
         workflow: chainTransaction.name,
         input: { orgId: "acme", chainId: anvil.chainId, signerId: "hot", ...request },
         orgId: "acme",
+      });
+      return executionId;
+    },
+    async start(workflow, input, startOptions) {
+      const { executionId } = await engine.client.start({
+        workflow,
+        input,
+        orgId: startOptions?.orgId ?? "acme",
+        ...(startOptions?.idempotencyKey ? { idempotencyKey: startOptions.idempotencyKey } : {}),
       });
       return executionId;
     },

@@ -1,0 +1,139 @@
+import { type Address, concatHex, getContractAddress, type Hex, keccak256, toHex } from "viem";
+import { attributionSuffix } from "../../src/chain/attribution.js";
+import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { TransactionResult } from "../../src/chain/lifecycle/transaction-schemas.js";
+import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
+import type { WorkflowContext } from "../../src/engine/context.js";
+import { BusinessError } from "../../src/engine/errors.js";
+
+/**
+ * How a domain workflow writes to a chain: every write is one child execution of the transaction
+ * lifecycle (`chain.transaction`, docs/chains.md), so it has its own milestones, nonce, journaled
+ * signed bytes and in-doubt handling, and a replay of the parent returns the child's recorded
+ * result instead of writing again. The organisation is the parent's (from its API key).
+ */
+
+/** The deterministic CREATE2 deployer (Arachnid's), present on anvil and on most public chains. */
+export const CREATE2_DEPLOYER: Address = "0x4e59b44847b379578588920cA78FbF26c0B4956C";
+
+export interface ContractWrite {
+  chainId: number;
+  /** A configured signer of the execution's organisation. */
+  signerId: string;
+  to: Address;
+  data: Hex;
+  valueWei?: string;
+  /** Wait for gas funding until this instant instead of failing with GAS_REQUIRED. */
+  fundingDeadline?: string;
+  /** After finality, wait until the Ledger Index has the block (milestone 4). */
+  readAfterWrite?: boolean;
+}
+
+/** The ERC-8021 attribution codes of every domain write. */
+const ATTRIBUTION = ["tenor"];
+
+/** Thrown (as a business failure) when a write was mined but reverted. */
+export const WRITE_REVERTED = "CHAIN_WRITE_REVERTED";
+
+/**
+ * One on-chain write as a child lifecycle execution; a reverted write is a business failure
+ * naming `label`, since a domain step that did not take effect must not be reported as done.
+ */
+export async function writeContract(
+  ctx: WorkflowContext,
+  label: string,
+  write: ContractWrite,
+): Promise<TransactionResult> {
+  const result = await ctx.child(chainTransaction, {
+    orgId: ctx.orgId,
+    chainId: write.chainId,
+    signerId: write.signerId,
+    to: write.to,
+    data: write.data,
+    valueWei: write.valueWei ?? "0",
+    attribution: ATTRIBUTION,
+    readAfterWrite: write.readAfterWrite ?? false,
+    ...(write.fundingDeadline ? { fundingDeadline: write.fundingDeadline } : {}),
+  });
+  if (result.verdict !== "confirmed") {
+    throw new BusinessError(WRITE_REVERTED, `${label}: transaction ${result.hash} reverted`, {
+      step: label,
+      hash: result.hash,
+      blockNumber: result.blockNumber,
+    });
+  }
+  return result;
+}
+
+export interface ContractDeployment {
+  chainId: number;
+  signerId: string;
+  /** Creation bytecode with the ABI-encoded constructor arguments appended. */
+  initCode: Hex;
+  /**
+   * Names this deployment for good: the same salt and init code always give the same address, so
+   * a deployment re-run after a crash finds its contract instead of creating a second one.
+   */
+  salt: string;
+  readAfterWrite?: boolean;
+}
+
+export interface DeployedContract {
+  address: Address;
+  /** The deployment's transaction; null when the contract was already there (nothing was sent). */
+  transaction: TransactionResult | null;
+}
+
+/**
+ * Deploys a contract through the CREATE2 deployer at an address fixed by (salt, init code). A
+ * step first journals whether code is already there (a fact), then the body decides: deploy, or
+ * record that it exists. A second deployment for the same salt can never happen.
+ */
+export async function deployContract(
+  ctx: WorkflowContext,
+  label: string,
+  deployment: ContractDeployment,
+): Promise<DeployedContract> {
+  const salt = saltOf(deployment.salt);
+  // The lifecycle appends the attribution suffix to the calldata, so the deployer receives it as
+  // the tail of the init code (constructor arguments decode from fixed offsets and ignore it): the
+  // address is that of the init code as sent.
+  const address = getContractAddress({
+    opcode: "CREATE2",
+    from: CREATE2_DEPLOYER,
+    salt,
+    bytecode: concatHex([deployment.initCode, attributionSuffix(ATTRIBUTION)]),
+  });
+  const present = await ctx.step(`${label}.present`, () => hasCode(deployment.chainId, address));
+  if (present) return { address, transaction: null };
+  const transaction = await writeContract(ctx, label, {
+    chainId: deployment.chainId,
+    signerId: deployment.signerId,
+    to: CREATE2_DEPLOYER,
+    data: concatHex([salt, deployment.initCode]),
+    ...(deployment.readAfterWrite ? { readAfterWrite: true } : {}),
+  });
+  const deployed = await ctx.step(`${label}.verify`, () => hasCode(deployment.chainId, address));
+  if (!deployed) {
+    throw new BusinessError(
+      "CONTRACT_NOT_DEPLOYED",
+      `${label}: no code at ${address} after ${transaction.hash}`,
+      {
+        address,
+        hash: transaction.hash,
+      },
+    );
+  }
+  return { address, transaction };
+}
+
+/** The 32-byte CREATE2 salt of a deployment name. */
+export function saltOf(name: string): Hex {
+  return keccak256(toHex(name));
+}
+
+/** True when the address holds contract code at the chain's latest block. */
+export async function hasCode(chainId: number, address: Address): Promise<boolean> {
+  const code = await chainRuntime().chains.get(chainId).public.getCode({ address });
+  return code !== undefined && code !== "0x";
+}
