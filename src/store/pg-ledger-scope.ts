@@ -3,8 +3,12 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { withTransaction } from "./with-transaction.js";
 
-/** The kinds of contract the Ledger Index turns into domain rows. */
-export const LEDGER_SCOPE_KINDS = ["erc20"] as const;
+/**
+ * The kinds of contract the Ledger Index turns into domain rows: ERC-20 tokens (transfers, balances,
+ * supply), price feeds (observations), price resolvers (staleness bounds, hence asset status) and
+ * an organisation's system settings (docs/ledger-index.md, "Scope").
+ */
+export const LEDGER_SCOPE_KINDS = ["erc20", "price-feed", "price-resolver", "system-settings"] as const;
 export type LedgerScopeKind = (typeof LEDGER_SCOPE_KINDS)[number];
 
 /** One contract to track: the organisation comes from the caller's execution, never from input. */
@@ -67,6 +71,17 @@ export class PgLedgerScope {
     const { rows } = await this.pool.query(
       `SELECT ${COLUMNS} FROM ledger_scope WHERE chain_id = $1 AND org_id = $2 AND address = $3 ORDER BY id DESC`,
       [chainId, orgId, normalise(address)],
+    );
+    return rows.map(toRow);
+  }
+
+  /** The organisation's live rows on `chainId` (of `kind` when given), oldest first. */
+  async liveRows(chainId: number, orgId: string, kind?: LedgerScopeKind): Promise<ScopeRow[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM ledger_scope
+       WHERE chain_id = $1 AND org_id = $2 AND removed_height IS NULL AND ($3::text IS NULL OR kind = $3)
+       ORDER BY id`,
+      [chainId, orgId, kind ?? null],
     );
     return rows.map(toRow);
   }
