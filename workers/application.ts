@@ -1,17 +1,25 @@
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
+import { bindOrganisationSystems } from "../flows/organisations/organisation-systems-port.js";
 import { bindIndexingScope } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
 import type { Application } from "../src/roles/application.js";
 import { pgIndexingScope } from "./indexing-scope.js";
+import { organisationDeploymentsSchedule } from "./organisation-deployments-schedule.js";
+import { pgOrganisationSystems } from "./organisation-systems.js";
 
 /** This release's application: the flows, the chain boundary's keyed entities, the flows' runtime. */
 export const application: Application = {
   workflows: ALL_WORKFLOWS,
   activities: ALL_ACTIVITIES,
   entities: CHAIN_ENTITIES,
-  schedules: () => [],
+  schedules: ({ config }) => [
+    organisationDeploymentsSchedule(config.organisations.abandonedDeploymentsIntervalMs),
+  ],
   bindRuntime(deps) {
-    const unbind = [bindIndexingScope(pgIndexingScope(deps.pool))];
+    const unbind = [
+      bindIndexingScope(pgIndexingScope(deps.pool)),
+      bindOrganisationSystems(pgOrganisationSystems(deps.pool)),
+    ];
     return () => {
       for (const u of unbind) u();
     };

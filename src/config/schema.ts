@@ -441,6 +441,14 @@ export const configSchema = z
       })
       .strict()
       .default({ blockchainHealthCollector: { intervalSeconds: 60 }, rollups: { intervalSeconds: 300 } }),
+    /** Organisation deployment (docs/organisations.md). */
+    organisations: z
+      .object({
+        /** How often the failed-deployment schedule looks for abandoned deployments, in ms. */
+        abandonedDeploymentsIntervalMs: intBetween(1_000, 3_600_000, 60_000),
+      })
+      .strict()
+      .default({ abandonedDeploymentsIntervalMs: 60_000 }),
     /**
      * Evidence export (docs/console.md): `signingKey` names where the api reads the Ed25519 private
      * key (PKCS#8 PEM) that signs every export, `{ env: NAME }` or `{ file: /path }`. Unset: the

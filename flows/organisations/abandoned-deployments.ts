@@ -1,0 +1,103 @@
+import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
+import { chainHead } from "./chain-head.js";
+import { type AbandonedDeployment, organisationSystems } from "./organisation-systems-port.js";
+
+/**
+ * The failed-deployment pass (docs/organisations.md, "Abandoned deployments"). A deployment still
+ * `deploying` whose execution failed (a cancel ends as failed) or is gone (deleted by retention)
+ * will never record itself: it is declared `failed` at the chain's current height, then its
+ * system is taken out of the indexing scope at that height. A pass stopped between the two finds
+ * the failed row still in scope next time and finishes the removal.
+ *
+ * If the dead execution had already replaced the organisation's system in the scope (it died
+ * between the scope change and the record), the organisation's recorded system is no longer
+ * tracked: it is tracked again from the dead deployment's registration height, which is at or
+ * below the height it was removed at, so no block is missed (ingest keeps a log once).
+ */
+export interface AbandonedDeploymentsReport {
+  /** Deployments declared failed in this pass. */
+  failed: number;
+  /** Failed deployments whose system is now out of the indexing scope (if it was ever in it). */
+  released: number;
+  /** Recorded systems tracked again after a dead replacement had removed them. */
+  restored: number;
+  /** Deployments left for the next pass (their chain could not be read, ...). */
+  errors: number;
+}
+
+export interface DeploymentLog {
+  info(message: string, fields: Record<string, unknown>): void;
+  warn(message: string, fields: Record<string, unknown>): void;
+}
+
+/** Most deployments one pass settles; the rest wait for the next. */
+export const ABANDONED_BATCH = 100;
+
+export async function releaseAbandonedDeployments(log: DeploymentLog): Promise<AbandonedDeploymentsReport> {
+  const report: AbandonedDeploymentsReport = { failed: 0, released: 0, restored: 0, errors: 0 };
+  for (const deployment of await organisationSystems().abandoned(ABANDONED_BATCH)) {
+    try {
+      await settle(deployment, report, log);
+    } catch (error) {
+      report.errors++;
+      log.warn("abandoned organisation deployment left for the next pass", {
+        orgId: deployment.system.orgId,
+        chainId: deployment.system.chainId,
+        executionId: deployment.system.executionId,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return report;
+}
+
+async function settle(
+  deployment: AbandonedDeployment,
+  report: AbandonedDeploymentsReport,
+  log: DeploymentLog,
+): Promise<void> {
+  let { system } = deployment;
+  if (deployment.reason !== "scope-not-released") {
+    const height = await chainHead(system.chainId);
+    const reason =
+      deployment.reason === "execution-missing"
+        ? "execution no longer exists"
+        : `execution failed (${deployment.failureCode ?? "unknown code"})`;
+    const failed = await organisationSystems().markFailed(system.executionId, height, reason);
+    // Recorded (or declared failed by another runner) since it was read: nothing to do.
+    if (!failed) return;
+    system = failed;
+    report.failed++;
+  }
+  const tracked = (address: string): TrackedContract => ({
+    chainId: system.chainId,
+    orgId: system.orgId,
+    address,
+    kind: "system-settings",
+  });
+  const removedHeight = system.removedHeight ?? system.fromHeight;
+  await indexingScope().remove(tracked(system.address), removedHeight);
+  report.released++;
+  const restored = await restoreRecorded(system.orgId, system.chainId, system.fromHeight);
+  if (restored) report.restored++;
+  log.info("organisation deployment declared failed and taken out of the indexing scope", {
+    orgId: system.orgId,
+    chainId: system.chainId,
+    executionId: system.executionId,
+    address: system.address,
+    reason: deployment.reason,
+    failureCode: deployment.failureCode,
+    removedHeight: removedHeight.toString(),
+    restored,
+  });
+}
+
+/** Tracks the organisation's recorded system again when it is not tracked; its address when it did. */
+async function restoreRecorded(orgId: string, chainId: number, fromHeight: bigint): Promise<string | null> {
+  const active = await organisationSystems().active(orgId, chainId);
+  if (!active) return null;
+  const live = await indexingScope().live(chainId, orgId, "system-settings");
+  if (live.some((c) => c.address.toLowerCase() === active.address)) return null;
+  await indexingScope().add({ chainId, orgId, address: active.address, kind: "system-settings" }, fromHeight);
+  return active.address;
+}

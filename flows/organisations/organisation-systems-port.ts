@@ -1,0 +1,79 @@
+import { ORGANISATION_ERRORS } from "../../src/errors/organisation-errors.js";
+import { TenorError } from "../../src/errors/tenor-error.js";
+
+/**
+ * What the organisation flows read and write of the organisations' system deployments
+ * (docs/organisations.md). The runner binds it over PostgreSQL (workers/application.ts); a test
+ * binds its own. Every call is durable when it resolves and safe to repeat, so a step re-run after
+ * a crash changes nothing twice.
+ */
+export type SystemStatus = "deploying" | "active" | "replaced" | "failed";
+
+export interface OrganisationSystem {
+  orgId: string;
+  chainId: number;
+  /** Lower-case SystemSettings address. */
+  address: string;
+  executionId: string;
+  status: SystemStatus;
+  /** Chain head when the deployment was registered: the contract is no older. */
+  fromHeight: bigint;
+  removedHeight: bigint | null;
+}
+
+export type Registration =
+  | { registered: true; system: OrganisationSystem }
+  | { registered: false; blockedBy: OrganisationSystem };
+
+export type Activation =
+  | { activated: true; system: OrganisationSystem; replaced: OrganisationSystem | null }
+  | { activated: false; system: OrganisationSystem };
+
+export interface AbandonedDeployment {
+  system: OrganisationSystem;
+  reason: "execution-failed" | "execution-missing" | "scope-not-released";
+  failureCode: string | null;
+}
+
+export interface OrganisationSystems {
+  /** Registers the execution's deployment (`deploying`), or names the one still running. */
+  register(entry: {
+    orgId: string;
+    chainId: number;
+    address: string;
+    executionId: string;
+    fromHeight: bigint;
+  }): Promise<Registration>;
+  /** The deployment registered by the execution, or null. */
+  deployment(executionId: string): Promise<OrganisationSystem | null>;
+  /** The organisation's active system on the chain, or null. */
+  active(orgId: string, chainId: number): Promise<OrganisationSystem | null>;
+  /** Makes the execution's deployment the active one; the previous becomes replaced at the height. */
+  activate(executionId: string, replacedAtHeight: bigint): Promise<Activation>;
+  /** Deployments whose execution failed or is gone, and failed ones still in scope; oldest first. */
+  abandoned(limit: number): Promise<AbandonedDeployment[]>;
+  /** Declares a deploying deployment failed; null when it is no longer deploying. */
+  markFailed(executionId: string, removedHeight: bigint, reason: string): Promise<OrganisationSystem | null>;
+}
+
+let bound: OrganisationSystems | undefined;
+
+/** Bound by the runner's composition root (workers/application.ts) before it takes work. */
+export function bindOrganisationSystems(systems: OrganisationSystems): () => void {
+  bound = systems;
+  return () => {
+    if (bound === systems) bound = undefined;
+  };
+}
+
+export function organisationSystems(): OrganisationSystems {
+  if (!bound) {
+    // Retryable: the execution suspends and resumes on a runner that has it.
+    throw new TenorError(
+      ORGANISATION_ERRORS.ORGANISATION_SYSTEMS_MISSING,
+      "this process has no organisation systems store bound (runner role only)",
+      { retryable: true },
+    );
+  }
+  return bound;
+}
