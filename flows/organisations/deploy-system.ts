@@ -64,7 +64,12 @@ export const deployOrganisationSystem = defineWorkflow({
     const address = deploymentAddress(deployment).toLowerCase();
     const fromHeight = await register(ctx, input.chainId, address);
     const deployed = await deployContract(ctx, "system.deploy", deployment);
-    const saved = await saveSystemSettings(ctx, { chainId: input.chainId, address, fromHeight });
+    const saved = await saveSystemSettings(ctx, {
+      chainId: input.chainId,
+      address,
+      fromHeight,
+      head: () => chainHead(input.chainId),
+    });
     return {
       chainId: input.chainId,
       address,

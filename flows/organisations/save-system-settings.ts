@@ -2,7 +2,6 @@ import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { ORGANISATION_ERRORS } from "../../src/errors/organisation-errors.js";
 import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
-import { chainHead } from "./chain-head.js";
 import { organisationSystems } from "./organisation-systems-port.js";
 
 /**
@@ -34,10 +33,16 @@ export interface SavedSystem {
 
 export async function saveSystemSettings(
   ctx: WorkflowContext,
-  system: { chainId: number; address: string; fromHeight: bigint },
+  system: {
+    chainId: number;
+    address: string;
+    fromHeight: bigint;
+    /** Reads the chain's current height (the deployment passes its chain's head). */
+    head: () => Promise<bigint>;
+  },
 ): Promise<SavedSystem> {
   const { chainId, address } = system;
-  const current = await ctx.step("settings.current", () => readCurrent(ctx, chainId, address));
+  const current = await ctx.step("settings.current", () => readCurrent(ctx, system));
   if (current.case === "abandoned") throw abandoned(ctx, chainId);
   const tracked = (contract: string): TrackedContract => ({
     chainId,
@@ -66,12 +71,15 @@ export async function saveSystemSettings(
 }
 
 /** Step 1: which case holds now, and the chain head a replacement is removed at. */
-async function readCurrent(ctx: WorkflowContext, chainId: number, address: string): Promise<CurrentSystem> {
+async function readCurrent(
+  ctx: WorkflowContext,
+  { chainId, address, head: readHead }: { chainId: number; address: string; head: () => Promise<bigint> },
+): Promise<CurrentSystem> {
   const systems = organisationSystems();
   const [own, active, head] = await Promise.all([
     systems.deployment(ctx.executionId),
     systems.active(ctx.orgId, chainId),
-    chainHead(chainId),
+    readHead(),
   ]);
   const height = head.toString();
   if (active?.address === address) return { case: "same", address, height };
