@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../../../src/config/index.js";
+import { application } from "../../../workers/application.js";
+import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../workers/organisation-deployments-schedule.js";
+
+const base = {
+  DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tenor",
+  REDIS_URL: "redis://127.0.0.1:6379",
+};
+
+function withFile(yaml: string) {
+  return loadConfig({ env: { ...base, TENOR_CONFIG: "/etc/tenor.yaml" }, readFile: () => yaml });
+}
+
+describe("organisations.abandonedDeploymentsIntervalMs", () => {
+  it("defaults to one minute and is the failed-deployment schedule's cadence", () => {
+    const config = loadConfig({ env: base });
+    expect(config.organisations.abandonedDeploymentsIntervalMs).toBe(60_000);
+    const schedules = application.schedules({ config } as Parameters<typeof application.schedules>[0]);
+    expect(schedules.map((s) => [s.name, s.cadence])).toEqual([
+      [ORGANISATION_DEPLOYMENTS_SCHEDULE, { kind: "every", everyMs: 60_000 }],
+    ]);
+  });
+
+  it("enforces 1000 ≤ v ≤ 3600000, naming key, value and rule", () => {
+    for (const bad of [999, 3_600_001]) {
+      let issues: readonly { key: string; value: unknown; rule: string }[] = [];
+      try {
+        withFile(`organisations:\n  abandonedDeploymentsIntervalMs: ${bad}\n`);
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        issues = (error as ConfigError).issues;
+      }
+      expect(issues[0]).toMatchObject({
+        key: "organisations.abandonedDeploymentsIntervalMs",
+        value: bad,
+        rule: "1000 ≤ v ≤ 3600000",
+      });
+    }
+    expect(withFile("organisations:\n  abandonedDeploymentsIntervalMs: 5000\n").organisations).toEqual({
+      abandonedDeploymentsIntervalMs: 5_000,
+    });
+  });
+});
