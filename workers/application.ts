@@ -1,7 +1,9 @@
+import { bindAssetPorts } from "../flows/assets/asset-ports.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
 import { bindIndexingScope } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
 import type { Application } from "../src/roles/application.js";
+import { assetPorts } from "./assets.js";
 import { pgIndexingScope } from "./indexing-scope.js";
 
 /** This release's application: the flows, the chain boundary's keyed entities, the flows' runtime. */
@@ -11,7 +13,10 @@ export const application: Application = {
   entities: CHAIN_ENTITIES,
   schedules: () => [],
   bindRuntime(deps) {
-    const unbind = [bindIndexingScope(pgIndexingScope(deps.pool))];
+    const unbind = [
+      bindIndexingScope(pgIndexingScope(deps.pool)),
+      bindAssetPorts(assetPorts(deps.config.assetTemplates, deps.pool)),
+    ];
     return () => {
       for (const u of unbind) u();
     };

@@ -44,9 +44,7 @@ describe("assetTemplates configuration", () => {
     const issues = issuesOf({
       chains,
       signers,
-      assetTemplates: [
-        { ...template, kind: "share", resolver: "0x12", stalenessSeconds: 0 },
-      ],
+      assetTemplates: [{ ...template, kind: "share", resolver: "0x12", stalenessSeconds: 0 }],
     });
     expect(issues).toEqual(
       expect.arrayContaining([
