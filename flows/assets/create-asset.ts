@@ -27,7 +27,7 @@ export const createAsset = defineWorkflow({
   input: CreateAssetInput,
   output: CreateAssetOutput,
   async run(ctx, input) {
-    ctx.progress({ phase: "template", status: "pending", hashes: [] });
+    ctx.progress({ phase: "template", hashes: [] });
     // The request boundary: the template is read from the platform's configuration by id, and an
     // organisation sees only its own templates.
     const template = await ctx.step("template.resolve", () => templateFor(ctx.orgId, input.templateId));
