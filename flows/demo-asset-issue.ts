@@ -10,7 +10,8 @@ import { defineWorkflow } from "../src/engine/workflow.js";
  * It touches no chain: the "deployments" are deterministic stand-ins.
  */
 
-export const ProvisionWalletInput = z.object({ orgId: z.string().min(1), purpose: z.string().min(1) });
+/** The organisation is the execution's (from the caller's API key), never part of the input. */
+export const ProvisionWalletInput = z.object({ purpose: z.string().min(1) });
 export const ProvisionWalletOutput = z.object({ walletId: z.string() });
 
 export const provisionDemoWallet = defineWorkflow({
@@ -20,12 +21,14 @@ export const provisionDemoWallet = defineWorkflow({
   output: ProvisionWalletOutput,
   async run(ctx, input) {
     const id = await ctx.uuid();
-    return ctx.step("wallet.create", () => ({ walletId: `wallet-${input.purpose}-${id.slice(0, 8)}` }));
+    return ctx.step("wallet.create", () => ({
+      walletId: `wallet-${ctx.orgId}-${input.purpose}-${id.slice(0, 8)}`,
+    }));
   },
 });
 
+/** No organisation: it is the execution's, from the caller's API key. */
 export const DemoIssueInput = z.object({
-  orgId: z.string().min(1).default("demo"),
   symbol: z.string().regex(/^[A-Z0-9]{2,11}$/, "must be 2–11 upper-case letters or digits"),
   /** How long the approval may take, e.g. "30s", "24h". */
   approvalTimeout: z
@@ -87,7 +90,7 @@ export const demoAssetIssue = defineWorkflow({
     }
     await ctx.sleep("settle", input.settle as `${number}s`);
     ctx.progress({ phase: "treasury", done: 3, total: 4 });
-    const treasury = await ctx.child(provisionDemoWallet, { orgId: input.orgId, purpose: "treasury" });
+    const treasury = await ctx.child(provisionDemoWallet, { purpose: "treasury" });
     ctx.progress({ phase: "done", done: 4, total: 4 });
     return {
       symbol: input.symbol,

@@ -1,6 +1,7 @@
 import { chainTransaction } from "../src/chain/lifecycle/transaction-workflow.js";
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
+import { createAsset } from "./assets/create-asset.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
 import { deployOrganisationSystem } from "./organisations/deploy-system.js";
 
@@ -10,6 +11,7 @@ export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   provisionDemoWallet,
   chainTransaction,
   deployOrganisationSystem,
+  createAsset,
 ];
 
 /** Every activity of this release, each on its own queue; the runner works on exactly these. */

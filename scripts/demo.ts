@@ -1,9 +1,10 @@
 /**
- * The quick-start demo, through the Platform API of a running api role: issues API keys for org
- * "demo" (integrator, approver, operator) with the same function as `npm run tenor -- keys create`,
- * starts `demo.asset-issue`, approves it as a different identity when it waits for approval, and
- * prints every status it passes through and its journal.
- * Usage: node --import tsx scripts/demo.ts [--symbol TNR] [--reject]
+ * The quick-start demo, through the Platform API of running roles on the dev chain (`npm run
+ * local` starts anvil with the `demo-bond` asset template): issues API keys for organisation
+ * "demo" with the same function as `npm run tenor -- keys create`, starts `asset.create` for a
+ * bond, and prints each milestone with its transaction hash, the asset paused → active, and the
+ * journal. The organisation comes from the key; the body names only the template and the bond.
+ * Usage: node --import tsx scripts/demo.ts [--symbol BND1] [--template demo-bond]
  */
 import { issueApiKey } from "../src/api/auth/api-key.js";
 import { loadConfig } from "../src/config/load-config.js";
@@ -11,28 +12,19 @@ import { PgApiKeys } from "../src/store/pg-api-keys.js";
 import { createPgPool } from "../src/store/pg-pool.js";
 
 const args = process.argv.slice(2);
-const symbol = args.includes("--symbol")
-  ? (args[args.indexOf("--symbol") + 1] ?? "TNR")
-  : `TNR${Date.now() % 100000}`;
-const reject = args.includes("--reject");
+const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const symbol = option("--symbol") ?? `BND${Date.now() % 100000}`;
+const templateId = option("--template") ?? "demo-bond";
 
 const config = loadConfig({ env: process.env });
 const base = `http://127.0.0.1:${config.api.port}`;
 const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-demo", max: 2 });
 const keys = new PgApiKeys(pool);
-const issue = async (role: "integrator" | "approver" | "operator", name: string) =>
+const issue = async (role: "integrator" | "operator", name: string) =>
   (await issueApiKey(keys, { orgId: "demo", role, name, subject: name })).key;
 const integrator = await issue("integrator", "demo-integrator");
-const approver = await issue("approver", "demo-approver");
 const operator = await issue("operator", "demo-operator");
 await pool.end();
-
-interface Wait {
-  kind: string;
-  name: string;
-  until: string | null;
-  details?: { paramsHash?: string; params?: unknown };
-}
 
 async function call(
   method: string,
@@ -57,39 +49,44 @@ async function call(
   return { status: res.status, json, location: res.headers.get("location") };
 }
 
+interface Progress {
+  phase?: string;
+  status?: string;
+  assetId?: string;
+  hashes?: { step: string; hash: string }[];
+}
+
 const say = (line: string) => process.stdout.write(`${line}\n`);
-const started = await call(
-  "POST",
-  "/v1/workflows/demo.asset-issue/executions",
-  integrator,
-  { symbol, approvalTimeout: "5m", settle: "2s" },
-  { "idempotency-key": `demo-${symbol}`, prefer: "wait=1" },
-);
+const input = { templateId, name: `Demo Bond ${symbol}`, symbol, initialPrice: "100.00" };
+const started = await call("POST", "/v1/workflows/asset.create/executions", integrator, input, {
+  "idempotency-key": `demo-asset-${symbol}`,
+  prefer: "wait=1",
+});
 const executionId = started.json.id as string;
-say(`execution ${executionId} (demo.asset-issue, symbol ${symbol}) — ${started.status} ${started.location}`);
-let last = "";
-let voted = false;
-const deadline = Date.now() + 60_000;
+say(
+  `execution ${executionId} (asset.create, ${templateId} ${symbol}) — ${started.status} ${started.location}`,
+);
+let phase = "";
+let assetStatus = "";
+const printed = new Set<string>();
+const deadline = Date.now() + 120_000;
 for (;;) {
   const { json: view } = await call("GET", `/v1/executions/${executionId}`, integrator);
-  const waits = (view.waitingFor as Wait[])
-    .map((w) => `${w.kind}:${w.name}${w.until ? ` until ${w.until}` : ""}`)
-    .join(", ");
-  const line = `${view.status}${waits ? ` — waiting for ${waits}` : ""}${view.progress ? ` — progress ${JSON.stringify(view.progress)}` : ""}`;
-  if (line !== last) say(`  status: ${line}`);
-  last = line;
-  const approval = (view.waitingFor as Wait[]).find((w) => w.kind === "approval" && w.name === "issue");
-  if (view.status === "waiting" && approval && !voted) {
-    say(`  approval requested for ${JSON.stringify(approval.details?.params)}`);
-    const vote = await call("POST", `/v1/executions/${executionId}/approvals/issue`, approver, {
-      decision: reject ? "reject" : "approve",
-      paramsHash: approval.details?.paramsHash,
-      ...(reject ? { reason: "demo rejection" } : {}),
-    });
+  const progress = (view.progress ?? {}) as Progress;
+  for (const { step, hash } of progress.hashes ?? []) {
+    if (printed.has(step)) continue;
+    printed.add(step);
+    say(`  milestone: ${step.padEnd(12)} ${hash}`);
+  }
+  if (progress.status && progress.status !== assetStatus) {
     say(
-      `  approval: ${vote.json.decision} by demo-approver (${vote.json.approvals}/${vote.json.quorum}, ${vote.json.outcome})`,
+      `  asset ${progress.assetId ?? "(unassigned)"}: ${assetStatus ? `${assetStatus} → ` : ""}${progress.status}`,
     );
-    voted = true;
+    assetStatus = progress.status;
+  }
+  if (progress.phase && progress.phase !== phase) {
+    phase = progress.phase;
+    say(`  phase: ${phase} (${view.status})`);
   }
   if (view.status === "completed" || view.status === "failed") {
     say(
@@ -97,16 +94,18 @@ for (;;) {
         ? `  output: ${JSON.stringify(view.result)}`
         : `  failure: ${JSON.stringify(view.failure)}`,
     );
+    if (view.status === "failed") process.exitCode = 1;
     break;
   }
-  if (Date.now() > deadline)
-    throw new Error(`demo did not finish within 60 s (last status ${view.status}); is a runner running?`);
+  if (Date.now() > deadline) {
+    throw new Error(
+      `asset creation did not finish within 120 s (last status ${view.status}); is a runner running?`,
+    );
+  }
   await new Promise((r) => setTimeout(r, 100));
 }
 say("  journal:");
 const { json: journal } = await call("GET", `/v1/executions/${executionId}/steps`, operator);
 for (const entry of journal.steps) {
-  say(
-    `    #${entry.position} ${entry.kind.padEnd(9)} ${entry.name.padEnd(16)} ${entry.state.padEnd(7)} ${JSON.stringify(entry.error ?? entry.result)}`,
-  );
+  say(`    #${entry.position} ${entry.kind.padEnd(9)} ${entry.name.padEnd(22)} ${entry.state}`);
 }

@@ -33,7 +33,7 @@ async function main(): Promise<number> {
     if (needsDevChain(process.env)) {
       devChain = await startDevChain({ env: process.env, port: devChainPort(process.env) });
       process.stderr.write(
-        `dev chain: anvil at ${devChain.url} (chain ${devChain.chainId}), signer "demo" for organisation demo\n`,
+        `dev chain: anvil at ${devChain.url} (chain ${devChain.chainId}), signer "demo" for organisation demo, asset template demo-bond with resolver ${devChain.resolver}\n`,
       );
     }
     const env = devChain?.env ?? process.env;

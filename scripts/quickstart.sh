@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: install, create and migrate the database, start the api, runner and indexer roles
-# as separate processes, run the demo workflow through them, and keep the roles running until
-# Ctrl-C. `--exit-after-demo` stops the roles after the demo (used by the tests).
+# as separate processes (with a local anvil as the dev chain, its price resolver and the demo-bond
+# asset template), create a bond on it through the Platform API, and keep the roles running until
+# Ctrl-C. `--exit-after-demo` stops the roles after the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,7 +43,7 @@ for _ in $(seq 1 120); do
 done
 if [[ $ready != true ]]; then echo "The roles did not become ready; see their output above." >&2; exit 1; fi
 
-step "Demo: demo.asset-issue (steps, approval signal, durable sleep, child workflow)"
+step "Demo: asset.create on the local anvil (token, feed, first observation, staleness bound: paused → active)"
 node --import tsx scripts/demo.ts
 
 if [[ $exit_after_demo == true ]]; then exit 0; fi

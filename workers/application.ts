@@ -1,8 +1,10 @@
+import { bindAssetPorts } from "../flows/assets/asset-ports.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
 import { bindOrganisationSystems } from "../flows/organisations/organisation-systems-port.js";
 import { bindIndexingScope } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
 import type { Application } from "../src/roles/application.js";
+import { assetPorts } from "./assets.js";
 import { pgIndexingScope } from "./indexing-scope.js";
 import { organisationDeploymentsSchedule } from "./organisation-deployments-schedule.js";
 import { pgOrganisationSystems } from "./organisation-systems.js";
@@ -19,6 +21,7 @@ export const application: Application = {
     const unbind = [
       bindIndexingScope(pgIndexingScope(deps.pool)),
       bindOrganisationSystems(pgOrganisationSystems(deps.pool)),
+      bindAssetPorts(assetPorts(deps.config.assetTemplates, deps.pool)),
     ];
     return () => {
       for (const u of unbind) u();

@@ -1,13 +1,18 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { parse as parseYaml } from "yaml";
 import { startAnvilProcess } from "./anvil-process.js";
+import { deployPriceResolver } from "./price-resolver.js";
 
 /**
  * The demo chain of `npm run local` and the quick start: when the configuration names no chain,
- * a local anvil is started and the roles are handed a configuration that adds it (and a demo
- * signer for organisation `demo`). A development convenience only: nothing in `src/` knows it.
+ * a local anvil is started, a PriceResolver owned by the demo signer is deployed on it, and the
+ * roles are handed a configuration that adds the chain, a demo signer for organisation `demo` and
+ * the `demo-bond` asset template naming that resolver. A development convenience only: nothing in
+ * `src/` knows it.
  */
 
 /** anvil's default chain id and port. */
@@ -18,9 +23,16 @@ export const DEV_CHAIN_DEFAULT_PORT = 8545;
 export const DEV_SIGNER_KEY_ENV = "TENOR_DEV_CHAIN_KEY";
 const DEV_SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
+/** The asset template the quick start creates its bond from. */
+export const DEV_ASSET_TEMPLATE = "demo-bond";
+/** The demo bond's staleness bound: a day. */
+const DEV_STALENESS_SECONDS = 86_400;
+
 export interface DevChain {
   readonly url: string;
   readonly chainId: number;
+  /** The PriceResolver the demo asset template names (owned by the demo signer). */
+  readonly resolver: Address;
   /** The environment the roles run with: TENOR_CONFIG names a file with the chain added. */
   readonly env: Record<string, string | undefined>;
   stop(): Promise<void>;
@@ -62,16 +74,28 @@ export async function startDevChain(options: {
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
   const url = node.url;
+  let resolver: Address;
+  try {
+    resolver = await deployPriceResolver({
+      url,
+      deployerKey: DEV_SIGNER_KEY,
+      owner: privateKeyToAccount(DEV_SIGNER_KEY).address,
+    });
+  } catch (error) {
+    await node.stop();
+    throw error;
+  }
   const directory = mkdtempSync(path.join(tmpdir(), "tenor-dev-chain-"));
   const file = path.join(directory, "tenor.json");
   // JSON is YAML: the roles read it like any configuration file.
   writeFileSync(
     file,
-    JSON.stringify(withDevChain(readConfigDocument(options.env.TENOR_CONFIG), url), null, 2),
+    JSON.stringify(withDevChain(readConfigDocument(options.env.TENOR_CONFIG), url, resolver), null, 2),
   );
   return {
     url,
     chainId: DEV_CHAIN_ID,
+    resolver,
     env: { ...options.env, TENOR_CONFIG: file, [DEV_SIGNER_KEY_ENV]: DEV_SIGNER_KEY },
     async stop() {
       await node.stop();
@@ -80,16 +104,36 @@ export async function startDevChain(options: {
   };
 }
 
-/** The configuration document with the demo chain (and signer) added. */
-export function withDevChain(document: Record<string, unknown>, url: string): Record<string, unknown> {
+/**
+ * The configuration document with the demo chain (and signer) added, and with `resolver` the
+ * `demo-bond` asset template (unless the document has a template of that id).
+ */
+export function withDevChain(
+  document: Record<string, unknown>,
+  url: string,
+  resolver?: Address,
+): Record<string, unknown> {
   const signers = Array.isArray(document.signers) ? [...document.signers] : [];
   if (!signers.some((s) => (s as { id?: unknown })?.id === "demo")) {
     signers.push({ id: "demo", kind: "local", orgId: "demo", privateKey: { env: DEV_SIGNER_KEY_ENV } });
+  }
+  const templates = Array.isArray(document.assetTemplates) ? [...document.assetTemplates] : [];
+  if (resolver && !templates.some((t) => (t as { id?: unknown })?.id === DEV_ASSET_TEMPLATE)) {
+    templates.push({
+      id: DEV_ASSET_TEMPLATE,
+      kind: "bond",
+      orgId: "demo",
+      chainId: DEV_CHAIN_ID,
+      signerId: "demo",
+      resolver,
+      stalenessSeconds: DEV_STALENESS_SECONDS,
+    });
   }
   return {
     ...document,
     chains: [{ id: DEV_CHAIN_ID, name: "local", rpcUrls: [url], finality: { depth: 1 } }],
     signers,
+    ...(templates.length > 0 ? { assetTemplates: templates } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { assetTemplatesSchema } from "./asset-templates-schema.js";
 import { chainsSchema, secretSourceSchema, signersSchema } from "./chains-schema.js";
 
 /**
@@ -458,9 +459,28 @@ export const configSchema = z
     /** Chains Tenor writes to, and the signers that sign for them (src/config/chains-schema.ts). */
     chains: chainsSchema,
     signers: signersSchema,
+    /** What organisations may create as bonds and funds (src/config/asset-templates-schema.ts). */
+    assetTemplates: assetTemplatesSchema,
   })
   .strict()
   .superRefine((v, ctx) => {
+    v.assetTemplates.forEach((template, index) => {
+      if (!v.chains.some((chain) => chain.id === template.chainId))
+        ctx.addIssue({
+          code: "custom",
+          path: ["assetTemplates", index, "chainId"],
+          input: template.chainId,
+          message: "must name a configured chain",
+        });
+      const signer = v.signers.find((s) => s.id === template.signerId);
+      if (!signer || signer.orgId !== template.orgId)
+        ctx.addIssue({
+          code: "custom",
+          path: ["assetTemplates", index, "signerId"],
+          input: template.signerId,
+          message: "must name a configured signer of the template's orgId",
+        });
+    });
     if (v.redisCluster && !v.redisPrefix.includes("{"))
       ctx.addIssue({
         code: "custom",

@@ -6,8 +6,8 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.j
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 
 /**
- * The real api and runner roles (workers/main.ts) with the release's workflows, and the README's
- * quick-start demo (scripts/demo.ts) going through the HTTP API against them.
+ * The real api and runner roles (workers/main.ts) with the release's workflows, and the approval
+ * demo (scripts/demo-approval.ts) going through the HTTP API against them.
  */
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -43,8 +43,8 @@ afterAll(async () => {
 });
 
 describe("api role", () => {
-  it("runs the quick-start demo through the HTTP API: start, approval by another identity, journal", async () => {
-    const demo = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--symbol", "APIT"], {
+  it("runs the approval demo through the HTTP API: start, approval by another identity, journal", async () => {
+    const demo = spawn(process.execPath, ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "APIT"], {
       env: { PATH: process.env.PATH ?? "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

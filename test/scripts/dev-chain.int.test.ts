@@ -15,6 +15,15 @@ import { freeRolePorts, runLocal } from "./local/supervisor-harness.js";
 const directory = mkdtempSync(path.join(tmpdir(), "tenor-dev-chain-test-"));
 afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
+async function rpc(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const res = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  return ((await res.json()) as { result: unknown }).result;
+}
+
 async function rpcAnswers(url: string): Promise<boolean> {
   return fetch(url, {
     method: "POST",
@@ -41,6 +50,12 @@ describe("the demo chain of npm run local", () => {
     );
     expect(seen.slice(1)).toEqual(["31337", `http://127.0.0.1:${port}`, "0x7a69", "with"]);
     expect(run.stderr()).toContain(`dev chain: anvil at http://127.0.0.1:${port} (chain 31337)`);
+    // The demo asset template's resolver is deployed on it before the roles start.
+    const resolver = run.stderr().match(/asset template demo-bond with resolver (0x[0-9a-fA-F]{40})/)?.[1];
+    expect(resolver).toBeDefined();
+    expect(await rpc(`http://127.0.0.1:${port}`, "eth_getCode", [resolver, "latest"])).toMatch(
+      /^0x[0-9a-f]{100,}$/,
+    );
     run.process.kill("SIGTERM");
     expect((await run.exit).code).toBe(0);
     expect(await rpcAnswers(`http://127.0.0.1:${port}`)).toBe(false);
@@ -67,7 +82,13 @@ describe("the demo chain of npm run local", () => {
     const written = path.join(directory, "dev.json");
     writeFileSync(
       written,
-      JSON.stringify(withDevChain({ durable: { runnerConcurrency: 7 } }, "http://127.0.0.1:8545")),
+      JSON.stringify(
+        withDevChain(
+          { durable: { runnerConcurrency: 7 } },
+          "http://127.0.0.1:8545",
+          "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+        ),
+      ),
     );
     const config = loadConfig({
       env: {
@@ -79,5 +100,14 @@ describe("the demo chain of npm run local", () => {
     expect(config.chains.map((c) => c.id)).toEqual([31337]);
     expect(config.signers).toEqual([expect.objectContaining({ id: "demo", kind: "local", orgId: "demo" })]);
     expect(config.durable.runnerConcurrency).toBe(7);
+    expect(config.assetTemplates).toEqual([
+      expect.objectContaining({
+        id: "demo-bond",
+        orgId: "demo",
+        signerId: "demo",
+        chainId: 31337,
+        resolver: "0x5FbDB2315678afecb367f032d93F642f64180aa3",
+      }),
+    ]);
   });
 });

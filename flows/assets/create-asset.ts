@@ -1,0 +1,212 @@
+import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
+import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { WorkflowContext } from "../../src/engine/context.js";
+import { BusinessError } from "../../src/engine/errors.js";
+import { defineWorkflow } from "../../src/engine/workflow.js";
+import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
+import { indexingScope, type ScopeKind } from "../support/indexing-scope.js";
+import { latestRound, resolverEntry, resolverOwner } from "./asset-chain-reads.js";
+import { ASSET_ERRORS } from "./asset-errors.js";
+import { type AssetRecord, type AssetTemplate, assetRegistry, assetTemplates } from "./asset-ports.js";
+import { CreateAssetInput, CreateAssetOutput } from "./asset-schemas.js";
+import { scaledPrice } from "./scaled-price.js";
+
+/**
+ * `asset.create` (docs/assets.md): deploys a bond or fund token from an asset template, then the
+ * feed phase — create the price feed, submit its first observation, install the feed's staleness
+ * bound on the template's resolver — each its own broadcast (a child lifecycle execution). The
+ * token is paused until the bound lands, so a creation stopped anywhere is a paused asset with its
+ * partial hash list, finished by resuming this execution (or, once it failed, by starting the same
+ * asset again: the row, the CREATE2 salts and the read-before-write steps make that continue the
+ * same token and feed rather than create new ones).
+ */
+export const createAsset = defineWorkflow({
+  name: "asset.create",
+  version: 1,
+  input: CreateAssetInput,
+  output: CreateAssetOutput,
+  async run(ctx, input) {
+    ctx.progress({ phase: "template", hashes: [] });
+    // The request boundary: the template is read from the platform's configuration by id, and an
+    // organisation sees only its own templates.
+    const template = await ctx.step("template.resolve", () => templateFor(ctx.orgId, input.templateId));
+    if (!template) {
+      throw new BusinessError(ASSET_ERRORS.TEMPLATE_UNKNOWN, `no asset template ${input.templateId}`, {
+        field: "templateId",
+        value: input.templateId,
+        rule: "must name an asset template of the caller's organisation",
+      });
+    }
+    const price = scaledPrice(input.initialPrice, template.priceDecimals);
+    const signer = await ctx.step("signer.address", () =>
+      chainRuntime().signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
+    );
+    await checkResolver(ctx, template, signer);
+    const candidateId = await ctx.uuid();
+    const claim = await ctx.step("asset.claim", () =>
+      assetRegistry().claim({
+        id: candidateId,
+        orgId: ctx.orgId,
+        templateId: template.id,
+        symbol: input.symbol,
+        name: input.name,
+        kind: template.kind,
+        chainId: template.chainId,
+        executionId: ctx.executionId,
+        resolver: template.resolver.toLowerCase(),
+      }),
+    );
+    if (claim.outcome === "held") {
+      throw new BusinessError(
+        ASSET_ERRORS.ALREADY_CREATING,
+        `asset ${input.symbol} (${template.id}) belongs to execution ${claim.asset.executionId} (${claim.ownerStatus}); resume that execution instead of starting another`,
+        { assetId: claim.asset.id, executionId: claim.asset.executionId, ownerStatus: claim.ownerStatus },
+      );
+    }
+    return createOnChain(ctx, template, claim.asset, signer as Address, price);
+  },
+});
+
+async function createOnChain(
+  ctx: WorkflowContext,
+  template: AssetTemplate,
+  claimed: AssetRecord,
+  owner: Address,
+  price: bigint,
+) {
+  const asset = { ...claimed };
+  const { chainId, signerId } = template;
+  const resolver = asset.resolver as Address;
+  const key = `asset:${asset.orgId}:${asset.templateId}:${asset.symbol}`;
+  const show = (phase: string, done: number) =>
+    ctx.progress({ phase, done, total: 5, assetId: asset.id, status: "paused", hashes: asset.hashes });
+  const record = async (step: string, patch: { token?: string; feed?: string }, hash?: string) => {
+    const updated = await ctx.step(`${step}.record`, () =>
+      assetRegistry().record(asset.orgId, asset.id, ctx.executionId, {
+        ...patch,
+        ...(hash ? { hash: { step, hash } } : {}),
+      }),
+    );
+    Object.assign(asset, updated);
+  };
+  const track = (step: string, address: string, kind: ScopeKind, from: string | undefined) =>
+    ctx.step(`${step}.track`, () =>
+      indexingScope().add({ chainId, orgId: asset.orgId, address, kind }, BigInt(from ?? "0")),
+    );
+
+  show("token", 0);
+  // The row's name (not this input's) fixes the token's init code, so a takeover finds the same token.
+  const token = await deployContract(ctx, "token.deploy", {
+    chainId,
+    signerId,
+    salt: `${key}:token`,
+    initCode: encodeDeployData({
+      abi: AssetToken.abi,
+      bytecode: AssetToken.bytecode,
+      args: [asset.name, asset.symbol, template.tokenDecimals, owner, resolver],
+    }),
+  });
+  await record("token.deploy", { token: token.address.toLowerCase() }, token.transaction?.hash);
+  await track("token", token.address, "erc20", token.transaction?.blockNumber);
+
+  show("feed.create", 1);
+  const feed = await deployContract(ctx, "feed.create", {
+    chainId,
+    signerId,
+    salt: `${key}:feed`,
+    initCode: encodeDeployData({
+      abi: PriceFeed.abi,
+      bytecode: PriceFeed.bytecode,
+      args: [token.address, owner, template.priceDecimals],
+    }),
+  });
+  await record("feed.create", { feed: feed.address.toLowerCase() }, feed.transaction?.hash);
+  await track("feed", feed.address, "price-feed", feed.transaction?.blockNumber);
+  await track("resolver", resolver, "price-resolver", undefined);
+
+  show("feed.observe", 2);
+  const round = await ctx.step("feed.observe.read", () => latestRound(chainId, feed.address));
+  if (round === 0) {
+    const sent = await writeContract(ctx, "feed.observe", {
+      chainId,
+      signerId,
+      to: feed.address,
+      data: encodeFunctionData({ abi: PriceFeed.abi, functionName: "submit", args: [price] }),
+    });
+    await record("feed.observe", {}, sent.hash);
+  }
+
+  show("feed.bound", 3);
+  const entry = await ctx.step("feed.bound.read", () => resolverEntry(chainId, resolver, token.address));
+  if (entry.feed !== feed.address.toLowerCase() || entry.maxAgeSeconds === "0") {
+    if (entry.feed !== ZERO && entry.feed !== feed.address.toLowerCase()) {
+      throw new BusinessError(
+        ASSET_ERRORS.FEED_CONFLICT,
+        `resolver ${resolver} already prices ${token.address} with feed ${entry.feed}`,
+        { assetId: asset.id, resolver, token: token.address, feed: entry.feed },
+      );
+    }
+    // Only the feed this phase created: the resolver reads its asset from the feed itself.
+    const sent = await writeContract(ctx, "feed.bound", {
+      chainId,
+      signerId,
+      to: resolver,
+      data: encodeFunctionData({
+        abi: PriceResolver.abi,
+        functionName: "setStalenessBound",
+        args: [feed.address, BigInt(template.stalenessSeconds)],
+      }),
+    });
+    await record("feed.bound", {}, sent.hash);
+  }
+
+  const activation = await ctx.step("asset.activate", () =>
+    assetRegistry().activate(asset.orgId, asset.id, ctx.executionId),
+  );
+  Object.assign(asset, activation.asset);
+  ctx.progress({
+    phase: "done",
+    done: 5,
+    total: 5,
+    assetId: asset.id,
+    status: "active",
+    hashes: asset.hashes,
+  });
+  return {
+    assetId: asset.id,
+    status: "active" as const,
+    token: token.address.toLowerCase(),
+    feed: feed.address.toLowerCase(),
+    resolver,
+    hashes: asset.hashes,
+  };
+}
+
+const ZERO = "0x0000000000000000000000000000000000000000";
+
+function templateFor(orgId: string, id: string): AssetTemplate | null {
+  const template = assetTemplates().get(id);
+  return template && template.orgId === orgId ? template : null;
+}
+
+/**
+ * Before anything is deployed: the template's resolver must exist and be owned by the template's
+ * signer, or the last write could never land and the asset would stay paused.
+ */
+async function checkResolver(ctx: WorkflowContext, template: AssetTemplate, signer: string) {
+  const seen = await ctx.step("resolver.check", async () => {
+    const present = await hasCode(template.chainId, template.resolver as Address);
+    return {
+      present,
+      owner: present ? await resolverOwner(template.chainId, template.resolver as Address) : null,
+    };
+  });
+  if (!seen.present || seen.owner !== signer) {
+    throw new BusinessError(
+      ASSET_ERRORS.RESOLVER_UNUSABLE,
+      `asset template ${template.id}: resolver ${template.resolver} ${seen.present ? `is owned by ${seen.owner}, not the template's signer ${signer}` : "has no code"}`,
+      { templateId: template.id, resolver: template.resolver, owner: seen.owner, signer },
+    );
+  }
+}

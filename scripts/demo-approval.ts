@@ -1,0 +1,112 @@
+/**
+ * The approval demo (no chain), through the Platform API of a running api role: issues API keys for org
+ * "demo" (integrator, approver, operator) with the same function as `npm run tenor -- keys create`,
+ * starts `demo.asset-issue`, approves it as a different identity when it waits for approval, and
+ * prints every status it passes through and its journal.
+ * Usage: node --import tsx scripts/demo-approval.ts [--symbol TNR] [--reject]
+ */
+import { issueApiKey } from "../src/api/auth/api-key.js";
+import { loadConfig } from "../src/config/load-config.js";
+import { PgApiKeys } from "../src/store/pg-api-keys.js";
+import { createPgPool } from "../src/store/pg-pool.js";
+
+const args = process.argv.slice(2);
+const symbol = args.includes("--symbol")
+  ? (args[args.indexOf("--symbol") + 1] ?? "TNR")
+  : `TNR${Date.now() % 100000}`;
+const reject = args.includes("--reject");
+
+const config = loadConfig({ env: process.env });
+const base = `http://127.0.0.1:${config.api.port}`;
+const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-demo", max: 2 });
+const keys = new PgApiKeys(pool);
+const issue = async (role: "integrator" | "approver" | "operator", name: string) =>
+  (await issueApiKey(keys, { orgId: "demo", role, name, subject: name })).key;
+const integrator = await issue("integrator", "demo-integrator");
+const approver = await issue("approver", "demo-approver");
+const operator = await issue("operator", "demo-operator");
+await pool.end();
+
+interface Wait {
+  kind: string;
+  name: string;
+  until: string | null;
+  details?: { paramsHash?: string; params?: unknown };
+}
+
+async function call(
+  method: string,
+  path: string,
+  key: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  // biome-ignore lint/suspicious/noExplicitAny: the demo prints what the API answers.
+  const json = (await res.json()) as any;
+  if (res.status >= 400)
+    throw new Error(`${method} ${path} answered ${res.status}: ${json.code}: ${json.detail}`);
+  return { status: res.status, json, location: res.headers.get("location") };
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+const started = await call(
+  "POST",
+  "/v1/workflows/demo.asset-issue/executions",
+  integrator,
+  { symbol, approvalTimeout: "5m", settle: "2s" },
+  { "idempotency-key": `demo-${symbol}`, prefer: "wait=1" },
+);
+const executionId = started.json.id as string;
+say(`execution ${executionId} (demo.asset-issue, symbol ${symbol}) — ${started.status} ${started.location}`);
+let last = "";
+let voted = false;
+const deadline = Date.now() + 60_000;
+for (;;) {
+  const { json: view } = await call("GET", `/v1/executions/${executionId}`, integrator);
+  const waits = (view.waitingFor as Wait[])
+    .map((w) => `${w.kind}:${w.name}${w.until ? ` until ${w.until}` : ""}`)
+    .join(", ");
+  const line = `${view.status}${waits ? ` — waiting for ${waits}` : ""}${view.progress ? ` — progress ${JSON.stringify(view.progress)}` : ""}`;
+  if (line !== last) say(`  status: ${line}`);
+  last = line;
+  const approval = (view.waitingFor as Wait[]).find((w) => w.kind === "approval" && w.name === "issue");
+  if (view.status === "waiting" && approval && !voted) {
+    say(`  approval requested for ${JSON.stringify(approval.details?.params)}`);
+    const vote = await call("POST", `/v1/executions/${executionId}/approvals/issue`, approver, {
+      decision: reject ? "reject" : "approve",
+      paramsHash: approval.details?.paramsHash,
+      ...(reject ? { reason: "demo rejection" } : {}),
+    });
+    say(
+      `  approval: ${vote.json.decision} by demo-approver (${vote.json.approvals}/${vote.json.quorum}, ${vote.json.outcome})`,
+    );
+    voted = true;
+  }
+  if (view.status === "completed" || view.status === "failed") {
+    say(
+      view.status === "completed"
+        ? `  output: ${JSON.stringify(view.result)}`
+        : `  failure: ${JSON.stringify(view.failure)}`,
+    );
+    break;
+  }
+  if (Date.now() > deadline)
+    throw new Error(`demo did not finish within 60 s (last status ${view.status}); is a runner running?`);
+  await new Promise((r) => setTimeout(r, 100));
+}
+say("  journal:");
+const { json: journal } = await call("GET", `/v1/executions/${executionId}/steps`, operator);
+for (const entry of journal.steps) {
+  say(
+    `    #${entry.position} ${entry.kind.padEnd(9)} ${entry.name.padEnd(16)} ${entry.state.padEnd(7)} ${JSON.stringify(entry.error ?? entry.result)}`,
+  );
+}

@@ -1,0 +1,177 @@
+import type { Pool, PoolClient } from "pg";
+import { TenorError } from "../errors/tenor-error.js";
+import { withTransaction } from "./with-transaction.js";
+
+/**
+ * The assets read model (docs/assets.md): one row per (organisation, template, symbol), written
+ * only by the creation execution that owns it. Every write names the organisation and the owning
+ * execution, so neither another tenant nor a superseded creation can change a row.
+ */
+
+export interface AssetRow {
+  id: string;
+  orgId: string;
+  templateId: string;
+  symbol: string;
+  name: string;
+  kind: "bond" | "fund";
+  chainId: number;
+  executionId: string;
+  status: "paused" | "active";
+  token: string | null;
+  feed: string | null;
+  resolver: string;
+  hashes: { step: string; hash: string }[];
+  createdAt: string;
+  activatedAt: string | null;
+}
+
+export type NewAssetRow = Omit<
+  AssetRow,
+  "status" | "token" | "feed" | "hashes" | "createdAt" | "activatedAt"
+>;
+
+export type AssetClaimRow =
+  | { outcome: "claimed" | "taken-over"; asset: AssetRow }
+  | { outcome: "held"; asset: AssetRow; ownerStatus: string };
+
+/** Thrown when a write names an execution that no longer owns the asset. */
+export const ASSET_NOT_OWNED = "ASSET_NOT_OWNED";
+
+const COLUMNS = `id, org_id, template_id, symbol, name, kind, chain_id, execution_id, status, token, feed,
+  resolver, hashes, created_at, activated_at`;
+
+export class PgAssets {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Inserts the row unless (org, template, symbol) has one, then reports its owner. A row whose
+   * owning execution failed passes to `asset.executionId` (the same asset continues); one whose
+   * owner is alive or finished stays with it.
+   */
+  async claim(asset: NewAssetRow): Promise<AssetClaimRow> {
+    return withTransaction(this.pool, async (client) => {
+      await client.query(
+        `INSERT INTO assets (id, org_id, template_id, symbol, name, kind, chain_id, execution_id, resolver)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (org_id, template_id, symbol) DO NOTHING`,
+        [
+          asset.id,
+          asset.orgId,
+          asset.templateId,
+          asset.symbol,
+          asset.name,
+          asset.kind,
+          asset.chainId,
+          asset.executionId,
+          asset.resolver,
+        ],
+      );
+      // Lock the row so two claims of one asset decide one after the other.
+      const { rows } = await client.query(
+        `SELECT ${COLUMNS} FROM assets WHERE org_id = $1 AND template_id = $2 AND symbol = $3 FOR UPDATE`,
+        [asset.orgId, asset.templateId, asset.symbol],
+      );
+      const row = toRow(rows[0]);
+      if (row.executionId === asset.executionId) return { outcome: "claimed", asset: row };
+      const ownerStatus = await executionStatus(client, row.executionId);
+      if (ownerStatus !== "failed") return { outcome: "held", asset: row, ownerStatus };
+      const { rows: taken } = await client.query(
+        `UPDATE assets SET execution_id = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+        [row.id, asset.executionId],
+      );
+      return { outcome: "taken-over", asset: toRow(taken[0]) };
+    });
+  }
+
+  /** Sets token and feed when given, and appends `hash` unless its step is already listed. */
+  async record(
+    orgId: string,
+    id: string,
+    executionId: string,
+    progress: { token?: string; feed?: string; hash?: { step: string; hash: string } },
+  ): Promise<AssetRow> {
+    const hash = progress.hash ? JSON.stringify([progress.hash]) : null;
+    const step = progress.hash ? JSON.stringify([{ step: progress.hash.step }]) : null;
+    const { rows } = await this.pool.query(
+      `UPDATE assets SET
+         token = COALESCE($4, token),
+         feed = COALESCE($5, feed),
+         hashes = CASE WHEN $6::jsonb IS NULL OR hashes @> $7::jsonb THEN hashes ELSE hashes || $6::jsonb END,
+         updated_at = now()
+       WHERE org_id = $1 AND id = $2 AND execution_id = $3
+       RETURNING ${COLUMNS}`,
+      [orgId, id, executionId, progress.token ?? null, progress.feed ?? null, hash, step],
+    );
+    if (rows.length === 0) throw notOwned(orgId, id, executionId);
+    return toRow(rows[0]);
+  }
+
+  /** paused → active, once: `activated` is false when the row was already active. */
+  async activate(
+    orgId: string,
+    id: string,
+    executionId: string,
+  ): Promise<{ activated: boolean; asset: AssetRow }> {
+    const { rows } = await this.pool.query(
+      `UPDATE assets SET status = 'active', activated_at = now(), updated_at = now()
+       WHERE org_id = $1 AND id = $2 AND execution_id = $3 AND status = 'paused'
+       RETURNING ${COLUMNS}`,
+      [orgId, id, executionId],
+    );
+    if (rows.length > 0) return { activated: true, asset: toRow(rows[0]) };
+    const current = await this.get(orgId, id);
+    if (!current || current.executionId !== executionId) throw notOwned(orgId, id, executionId);
+    return { activated: false, asset: current };
+  }
+
+  /** The organisation's asset with this id, or undefined (another organisation's is not found). */
+  async get(orgId: string, id: string): Promise<AssetRow | undefined> {
+    const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM assets WHERE org_id = $1 AND id = $2`, [
+      orgId,
+      id,
+    ]);
+    return rows[0] ? toRow(rows[0]) : undefined;
+  }
+
+  /** The organisation's assets, newest first, at most `limit`. */
+  async list(orgId: string, limit: number): Promise<AssetRow[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${COLUMNS} FROM assets WHERE org_id = $1 ORDER BY created_at DESC, id LIMIT $2`,
+      [orgId, limit],
+    );
+    return rows.map(toRow);
+  }
+}
+
+async function executionStatus(client: PoolClient, executionId: string): Promise<string> {
+  const { rows } = await client.query("SELECT status FROM executions WHERE id = $1::uuid", [executionId]);
+  return (rows[0]?.status as string | undefined) ?? "unknown";
+}
+
+function notOwned(orgId: string, id: string, executionId: string): TenorError {
+  return new TenorError(ASSET_NOT_OWNED, `asset ${id} is no longer owned by execution ${executionId}`, {
+    details: { orgId, assetId: id, executionId },
+  });
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a pg result row.
+function toRow(r: any): AssetRow {
+  return {
+    id: r.id,
+    orgId: r.org_id,
+    templateId: r.template_id,
+    symbol: r.symbol,
+    name: r.name,
+    kind: r.kind,
+    chainId: r.chain_id,
+    executionId: r.execution_id,
+    status: r.status,
+    token: r.token,
+    feed: r.feed,
+    resolver: r.resolver,
+    hashes: r.hashes,
+    createdAt: (r.created_at as Date).toISOString(),
+    activatedAt: r.activated_at ? (r.activated_at as Date).toISOString() : null,
+  };
+}

@@ -1,0 +1,11 @@
+import type { Pool } from "pg";
+import type { AssetTemplates } from "../flows/assets/asset-ports.js";
+import type { AssetTemplateConfig } from "../src/config/asset-templates-schema.js";
+import { PgAssets } from "../src/store/pg-assets.js";
+
+/** The asset ports over the configuration's templates and the `assets` table (flows/assets/asset-ports.ts). */
+export function assetPorts(templates: readonly AssetTemplateConfig[], pool: Pool) {
+  const byId = new Map(templates.map((t) => [t.id, t]));
+  const configured: AssetTemplates = { get: (id) => byId.get(id) };
+  return { templates: configured, registry: new PgAssets(pool) };
+}
