@@ -2,9 +2,15 @@ import { chainTransaction } from "../src/chain/lifecycle/transaction-workflow.js
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
+import { claimBatch } from "./identity-claims/claim-batch.js";
 
 /** Every workflow of this release (the chain lifecycle included); the runner registers exactly these. */
-export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [demoAssetIssue, provisionDemoWallet, chainTransaction];
+export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
+  demoAssetIssue,
+  provisionDemoWallet,
+  chainTransaction,
+  claimBatch,
+];
 
 /** Every activity of this release, each on its own queue; the runner works on exactly these. */
 export const ALL_ACTIVITIES: readonly AnyActivity[] = [deployDemoToken];
