@@ -3,6 +3,7 @@ import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { createAsset } from "./assets/create-asset.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
+import { claimBatch } from "./identity-claims/claim-batch.js";
 import { deployOrganisationSystem } from "./organisations/deploy-system.js";
 
 /** Every workflow of this release (the chain lifecycle included); the runner registers exactly these. */
@@ -12,6 +13,7 @@ export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   chainTransaction,
   deployOrganisationSystem,
   createAsset,
+  claimBatch,
 ];
 
 /** Every activity of this release, each on its own queue; the runner works on exactly these. */
