@@ -44,10 +44,14 @@ afterAll(async () => {
 
 describe("api role", () => {
   it("runs the approval demo through the HTTP API: start, approval by another identity, journal", async () => {
-    const demo = spawn(process.execPath, ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "APIT"], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const demo = spawn(
+      process.execPath,
+      ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "APIT"],
+      {
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     demo.stdout.on("data", (c: Buffer) => {
       out += c.toString();
