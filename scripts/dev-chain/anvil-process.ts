@@ -18,12 +18,15 @@ export async function startAnvilProcess(options: {
   port: number;
   chainId: number;
   timeoutMs?: number;
+  /**
+   * Keeps the chain in this file across runs: loaded at start when present, written every second
+   * and on exit. Unset: every start is a fresh chain.
+   */
+  statePath?: string;
 }): Promise<AnvilProcess> {
-  const node = spawn(
-    anvilBinary(),
-    ["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(options.chainId)],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const args = ["--host", "127.0.0.1", "--port", String(options.port), "--chain-id", String(options.chainId)];
+  if (options.statePath) args.push("--state", options.statePath, "--state-interval", "1");
+  const node = spawn(anvilBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
   let port: number;
   try {
     port = await listening(node, options.timeoutMs ?? 20_000);

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Address } from "viem";
@@ -48,6 +48,19 @@ export function needsDevChain(env: Readonly<Record<string, string | undefined>>)
   return !Array.isArray(document.chains) || document.chains.length === 0;
 }
 
+/**
+ * Where the demo chain keeps its state between runs: `TENOR_DEV_CHAIN_STATE`, default
+ * `.tenor/dev-chain-state.json` in the working directory. The quick start's database outlives a
+ * run (it holds the nonces Tenor reserved for the demo signer), so the chain must too: a fresh
+ * chain under an old database would leave every demo transaction waiting behind nonces the new
+ * chain never saw. `TENOR_DEV_CHAIN_STATE=off` starts a fresh chain each time.
+ */
+export function devChainStatePath(env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const value = env.TENOR_DEV_CHAIN_STATE;
+  if (value === "off") return undefined;
+  return path.resolve(value && value !== "" ? value : path.join(".tenor", "dev-chain-state.json"));
+}
+
 /** `TENOR_DEV_CHAIN_PORT`, default 8545; anything but a port number is refused, naming it. */
 export function devChainPort(env: Readonly<Record<string, string | undefined>>): number {
   const text = env.TENOR_DEV_CHAIN_PORT;
@@ -68,9 +81,12 @@ export async function startDevChain(options: {
   port: number;
   timeoutMs?: number;
 }): Promise<DevChain> {
+  const statePath = devChainStatePath(options.env);
+  if (statePath) mkdirSync(path.dirname(statePath), { recursive: true });
   const node = await startAnvilProcess({
     port: options.port,
     chainId: DEV_CHAIN_ID,
+    ...(statePath ? { statePath } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
   const url = node.url;

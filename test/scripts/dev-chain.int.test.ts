@@ -42,6 +42,7 @@ describe("the demo chain of npm run local", () => {
       ...(await freeRolePorts()),
       TENOR_DEV_CHAIN: "",
       TENOR_DEV_CHAIN_PORT: String(port),
+      TENOR_DEV_CHAIN_STATE: path.join(directory, "chain-state.json"),
       FAKE_PROBE_CHAIN_ROLE: "runner",
     };
     const run = runLocal(["--roles", "runner", "--wait-ready"], env);
@@ -59,6 +60,17 @@ describe("the demo chain of npm run local", () => {
     run.process.kill("SIGTERM");
     expect((await run.exit).code).toBe(0);
     expect(await rpcAnswers(`http://127.0.0.1:${port}`)).toBe(false);
+
+    // The next run continues the same chain (the database's nonces stay true): the first run's
+    // resolver is still there, and the demo signer's nonce went on counting.
+    const again = runLocal(["--roles", "runner", "--wait-ready"], env);
+    await again.waitFor(/fake runner sees chain 31337/);
+    const url = `http://127.0.0.1:${port}`;
+    expect(await rpc(url, "eth_getCode", [resolver, "latest"])).toMatch(/^0x[0-9a-f]{100,}$/);
+    const signer = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+    expect(Number(await rpc(url, "eth_getTransactionCount", [signer, "latest"]))).toBe(2);
+    again.process.kill("SIGTERM");
+    expect((await again.exit).code).toBe(0);
   });
 
   it("starts no chain when the configuration names one, and the configuration it writes is valid", async () => {

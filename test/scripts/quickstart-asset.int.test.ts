@@ -26,6 +26,7 @@ beforeAll(async () => {
     TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
     TENOR_INDEXER_HEALTH_PORT: String(await freePort()),
     TENOR_DEV_CHAIN: "",
+    TENOR_DEV_CHAIN_STATE: "off",
     TENOR_DEV_CHAIN_PORT: String(await freePort()),
   };
   local = spawnProcess(
