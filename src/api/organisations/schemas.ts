@@ -15,12 +15,9 @@ export const OrganisationSystemResource = z
     status: z.enum(["deploying", "active", "replaced", "failed"]),
     executionId: z.string().meta({ description: "The deployment's execution." }),
     fromHeight: z.string().meta({ description: "Decimal block height the system is tracked from." }),
-    removedHeight: z
-      .string()
-      .nullable()
-      .meta({
-        description: "Last block it counted as the organisation's system; null while deploying or active.",
-      }),
+    removedHeight: z.string().nullable().meta({
+      description: "Last block it counted as the organisation's system; null while deploying or active.",
+    }),
     failureReason: z.string().nullable(),
   })
   .meta({ id: "OrganisationSystem" });
