@@ -14,6 +14,7 @@ import { consoleRouter } from "./console/console-router.js";
 import { evidenceRouter } from "./evidence/evidence-route.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
+import { organisationsRouter } from "./organisations/router.js";
 import { platformRouter } from "./platform/platform-status.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
@@ -82,6 +83,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));
   app.use(chainsRouter(deps));
+  app.use(organisationsRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));
   return { app, close: board.close };

@@ -35,6 +35,7 @@ describe("openapi.json", () => {
         "/v1/chains/{chainId}/tokens/{address}/balances/{holder}",
         "/v1/platform/status",
         "/v1/audit",
+        "/v1/organisations/systems",
         ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),
       ].sort(),
     );

@@ -7,6 +7,7 @@ import { registerChainsOpenApi } from "../chains/openapi.js";
 import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerResumeOpenApi } from "../executions/resume-route.js";
+import { registerOrganisationsOpenApi } from "../organisations/router.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { problem } from "./common.js";
 
@@ -129,6 +130,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerPlatformOpenApi(registry);
   registerAuditOpenApi(registry);
   registerChainsOpenApi(registry);
+  registerOrganisationsOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },
@@ -141,6 +143,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "health", description: "Liveness, readiness and this document." },
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
+      { name: "organisations", description: "The organisation's system deployments." },
     ],
   });
   return document as unknown as Record<string, unknown>;

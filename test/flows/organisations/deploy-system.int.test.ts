@@ -1,14 +1,16 @@
+import request from "supertest";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
 import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
 import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
+import { issueApiKey } from "../../../src/api/auth/api-key.js";
 import { SystemSettings } from "../../../src/chain/contracts/artifacts.js";
 import { defineWorkflow } from "../../../src/engine/workflow.js";
 import { pgIndexingScope } from "../../../workers/indexing-scope.js";
 import { pgOrganisationSystems } from "../../../workers/organisation-systems.js";
-import { type ChainWorld, startChainWorld } from "../../chain/support/chain-world.js";
+import { type ChainWorld, chainWorldApi, startChainWorld } from "../../chain/support/chain-world.js";
 
 /**
  * organisation.deploy-system end to end on anvil, PostgreSQL and Redis: the first system is
@@ -145,4 +147,34 @@ describe("organisation deployment", () => {
     });
     expect((await systemRows("acme")).filter((r) => r.status === "active")).toHaveLength(1);
   }, 60_000);
+
+  it("GET /v1/organisations/systems answers the key's organisation's deployments, and nothing of others", async () => {
+    const api = chainWorldApi(world);
+    try {
+      const key = async (orgId: string) =>
+        (await issueApiKey(api.keys, { orgId, role: "integrator", name: orgId, subject: `ops@${orgId}` }))
+          .key;
+      const [acme, beta] = [await key("acme"), await key("beta")];
+      const path = `/v1/organisations/systems?chainId=${world.anvil.chainId}`;
+      const mine = await request(api.app).get(path).set("authorization", `Bearer ${acme}`);
+      expect(mine.status).toBe(200);
+      const rows = await systemRows("acme");
+      expect(mine.body.items.map((i: { address: string; status: string }) => [i.address, i.status])).toEqual(
+        rows.reverse().map((r) => [r.address, r.status]),
+      );
+      const theirs = await request(api.app).get(path).set("authorization", `Bearer ${beta}`);
+      expect(theirs.body).toEqual({ items: [] });
+      const other = await request(api.app)
+        .get("/v1/organisations/systems?chainId=999")
+        .set("authorization", `Bearer ${acme}`);
+      expect(other.body).toEqual({ items: [] });
+      const bad = await request(api.app)
+        .get("/v1/organisations/systems?chainId=x")
+        .set("authorization", `Bearer ${acme}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body.code).toBe("REQUEST_INVALID");
+    } finally {
+      await api.close();
+    }
+  }, 30_000);
 });
