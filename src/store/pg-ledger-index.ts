@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { deleteTransfersAbove, type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
+import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./pg-ledger-domain.js";
+import { deleteTransfersAbove } from "./pg-ledger-transfers.js";
 import { type ShardFence, withShardFence } from "./shard-fence.js";
 
 /** A block as the live tail stores it. */
@@ -31,7 +32,7 @@ export interface TailBatch {
   expected: LedgerCursor;
   /** Consecutive blocks expected.height + 1 .. n, each the parent of the next. */
   blocks: readonly LedgerBlock[];
-  logs: readonly Erc20TransferLog[];
+  logs: LedgerLogs;
   /** Ids of the scope rows whose addresses the logs were read for (their catch-up spawns here). */
   scopeIds: readonly string[];
   head: LedgerHead;
@@ -97,8 +98,8 @@ export class PgLedgerIndex {
   }
 
   /**
-   * Commits one batch in one fenced transaction: the blocks, the logs the scope admits (folded
-   * into balances and supply), the catch-up ranges of newly tracked contracts, and the new
+   * Commits one batch in one fenced transaction: the blocks, the logs the scope admits (transfers
+   * folded into balances and supply, the other events as domain rows), the catch-up ranges of newly tracked contracts, and the new
    * checkpoint. Returns the rows inserted.
    *
    * @throws TenorError SHARD_EPOCH_STALE when the chain's shard was handed over;
@@ -108,15 +109,15 @@ export class PgLedgerIndex {
     fence: ShardFence,
     chainId: number,
     batch: TailBatch,
-  ): Promise<{ transfers: number; ranges: number }> {
+  ): Promise<{ logs: number; ranges: number }> {
     const last = batch.blocks.at(-1);
-    if (!last) return { transfers: 0, ranges: 0 };
+    if (!last) return { logs: 0, ranges: 0 };
     return withShardFence(this.pool, fence, async (client) => {
       await lockCursor(client, chainId, batch.expected);
       await insertBlocks(client, chainId, batch.blocks);
       const first = batch.blocks[0] as LedgerBlock;
       const ranges = await spawnRanges(client, chainId, batch.scopeIds, first.height - 1n, batch.rangeBlocks);
-      const transfers = await insertTransfers(client, chainId, batch.logs);
+      const logs = await insertLedgerLogs(client, chainId, batch.logs);
       await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1 AND height < $2", [
         chainId,
         batch.pruneBelow.toString(),
@@ -133,13 +134,14 @@ export class PgLedgerIndex {
           batch.head.time,
         ],
       );
-      return { transfers, ranges };
+      return { logs, ranges };
     });
   }
 
   /**
    * Rolls the chain back to `ancestor` in one fenced transaction: every transfer (live tail's and
-   * catch-up's) and block above it is deleted and taken out of balances and supply, the
+   * catch-up's) above it is deleted and taken out of balances and supply, every domain row and
+   * block above it deleted (latest values are read from what remains, so they revert too), the
    * checkpoint moves to the ancestor and the reorganisation's depth is recorded.
    */
   async rollback(
@@ -147,10 +149,12 @@ export class PgLedgerIndex {
     chainId: number,
     expected: LedgerCursor,
     ancestor: LedgerCursor & { time: Date },
-  ): Promise<{ depth: number; transfers: number }> {
+  ): Promise<{ depth: number; logs: number }> {
     return withShardFence(this.pool, fence, async (client) => {
       await lockCursor(client, chainId, expected);
-      const transfers = await deleteTransfersAbove(client, chainId, ancestor.height);
+      const logs =
+        (await deleteTransfersAbove(client, chainId, ancestor.height)) +
+        (await deleteDomainRowsAbove(client, chainId, ancestor.height));
       await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1 AND height > $2", [
         chainId,
         ancestor.height.toString(),
@@ -161,7 +165,7 @@ export class PgLedgerIndex {
            last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
         [chainId, ancestor.height.toString(), ancestor.hash, ancestor.time, depth],
       );
-      return { depth, transfers };
+      return { depth, logs };
     });
   }
 
