@@ -169,6 +169,53 @@ export class PgLedgerIndex {
     });
   }
 
+  /** The indexer shard's current owner epoch as a fence, or null when no replica ever owned it. */
+  async ownerFence(shard: number): Promise<ShardFence | null> {
+    const { rows } = await this.pool.query(
+      "SELECT epoch::text FROM shard_owners WHERE domain = 'indexer' AND shard = $1",
+      [shard],
+    );
+    return rows[0] ? { domain: "indexer", shard, epoch: rows[0].epoch } : null;
+  }
+
+  /**
+   * The operator's way out of LEDGER_REORG_TOO_DEEP (docs/ledger-index.md, "Rewinding a chain"):
+   * in one transaction fenced by the chain shard's current owner epoch, every transfer (taken back
+   * out of balances and supply), domain row and stored block above `to.height` is deleted, and the
+   * checkpoint set to `to` — the node's block at that height, now the only stored block — whatever
+   * checkpoint the tail held. The tail's next step replays from there; a batch it read before is
+   * refused (LEDGER_CURSOR_MOVED). Returns the rows removed and the old checkpoint.
+   *
+   * @throws TenorError SHARD_EPOCH_STALE when the shard changed owner meanwhile;
+   *   LEDGER_SCOPE_INVALID when the chain has no checkpoint or `to` is above it.
+   */
+  async rewind(fence: ShardFence, chainId: number, to: LedgerBlock): Promise<{ from: bigint; logs: number }> {
+    return withShardFence(this.pool, fence, async (client) => {
+      const { rows } = await client.query(
+        "SELECT indexed_height::text AS height FROM ledger_chains WHERE chain_id = $1 FOR UPDATE",
+        [chainId],
+      );
+      const from = rows[0] ? BigInt(rows[0].height) : null;
+      if (from === null || to.height > from)
+        throw new TenorError(
+          LEDGER_INDEX_ERRORS.LEDGER_REWIND_INVALID,
+          `height = ${to.height}: must be at or below chain ${chainId}'s checkpoint (${from ?? "none"})`,
+          { details: { field: "height", value: to.height.toString(), chainId } },
+        );
+      const logs =
+        (await deleteTransfersAbove(client, chainId, to.height)) +
+        (await deleteDomainRowsAbove(client, chainId, to.height));
+      await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1", [chainId]);
+      await insertBlocks(client, chainId, [to]);
+      await client.query(
+        `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
+           last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
+        [chainId, to.height.toString(), to.hash, to.time, Number(from - to.height)],
+      );
+      return { from, logs };
+    });
+  }
+
   /**
    * Records the head the tail saw while it had nothing to ingest (health stays current) and
    * spawns the catch-up ranges of scope rows tracked since, up to the checkpoint. Fenced.
