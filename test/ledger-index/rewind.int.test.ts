@@ -1,9 +1,13 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tailStep } from "../../src/ledger-index/live-tail.js";
 import { rewindChain } from "../../src/ledger-index/rewind.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { killAllProcesses } from "../support/processes.js";
+import { killAllProcesses, spawnProcess } from "../support/processes.js";
+import { redisUrl } from "../support/redis.js";
 import {
   deployerWallet,
   deployToken,
@@ -89,8 +93,36 @@ describe("a reorganisation deeper than the stored blocks", () => {
       }),
     ).rejects.toMatchObject({ code: "SHARD_EPOCH_STALE" });
 
-    const done = await rewind(head - 12n);
-    expect(done).toMatchObject({ from: head, to: head - 12n });
+    // The operator's command, as a process of its own, with the roles' configuration.
+    const dir = mkdtempSync(join(tmpdir(), "tenor-rewind-"));
+    writeFileSync(
+      join(dir, "tenor.yaml"),
+      [
+        `durable: { sharding: { shardCount: ${SHARD_COUNT} } }`,
+        "chains:",
+        `  - { id: ${anvil.chainId}, name: anvil, rpcUrls: ["${anvil.url}"], finality: { depth: 2 } }`,
+        "",
+      ].join("\n"),
+    );
+    const command = spawnProcess(
+      "ledger-rewind",
+      "node",
+      [
+        "--import",
+        "tsx",
+        "scripts/ledger-rewind.ts",
+        "--chain",
+        String(anvil.chainId),
+        "--to",
+        String(head - 12n),
+      ],
+      { env: { DATABASE_URL: db.url, REDIS_URL: redisUrl(), TENOR_CONFIG: join(dir, "tenor.yaml") } },
+    );
+    expect((await command.exit).code, command.stderr()).toBe(0);
+    expect(JSON.parse(command.stdout().trim().split("\n").at(-1) as string)).toMatchObject({
+      from: head.toString(),
+      to: (head - 12n).toString(),
+    });
     expect(await driver.tail.index.cursor(anvil.chainId)).toEqual({
       height: ancestor.number,
       hash: ancestor.hash,
