@@ -10,6 +10,8 @@ export const LEDGER_INDEX_ERRORS = Object.freeze({
   LEDGER_REORG_TOO_DEEP: "LEDGER_REORG_TOO_DEEP",
   /** A catch-up range was re-leased to another replica: this replica's commit is refused. */
   LEDGER_RANGE_LEASE_LOST: "LEDGER_RANGE_LEASE_LOST",
+  /** A rewind named a chain without a checkpoint or a height above it. */
+  LEDGER_REWIND_INVALID: "LEDGER_REWIND_INVALID",
   /** The index did not reach the block within the wait's budget (retryable). */
   LEDGER_NOT_INDEXED: "LEDGER_NOT_INDEXED",
 });

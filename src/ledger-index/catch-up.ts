@@ -21,7 +21,7 @@ export interface CatchUpOptions {
 }
 
 /**
- * Works one leased range to completion: Transfer logs of its contract, `batchBlocks` at a time,
+ * Works one leased range to completion: the logs of its contract's kinds, `batchBlocks` at a time,
  * each chunk committed with the cursor under the lease's epoch (which renews the lease). Stops
  * early when `signal` aborts; the unfinished rest is offered again once the lease expires.
  *
@@ -37,7 +37,8 @@ export async function workRange(
   let current: RangeLease = lease;
   while (!signal.aborted && current.nextBlock <= current.toBlock) {
     const through = min(current.toBlock, current.nextBlock + BigInt(options.batchBlocks) - 1n);
-    const logs = await reader.transfers([current.address], current.nextBlock, through);
+    const targets = current.kinds.map((kind) => ({ address: current.address, kind }));
+    const logs = await reader.logs(targets, current.nextBlock, through);
     const committed = await options.ranges.commit(current, through, logs, options.owner, options.leaseMs);
     if (committed.completed)
       options.logger.info("ledger range completed", {

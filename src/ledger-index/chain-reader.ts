@@ -1,12 +1,19 @@
-import { type Address, type Hex, type PublicClient, parseAbiItem } from "viem";
+import type { Address, Hex, PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
+import type { LedgerLogs } from "../store/pg-ledger-domain.js";
 import type { LedgerBlock } from "../store/pg-ledger-index.js";
+import type { LedgerScopeKind } from "../store/pg-ledger-scope.js";
 import type { Erc20TransferLog } from "../store/pg-ledger-transfers.js";
+import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
 
 /** The ERC-20 Transfer event; its logs become the token read model. */
-export const TRANSFER_EVENT = parseAbiItem(
-  "event Transfer(address indexed from, address indexed to, uint256 value)",
-);
+export const TRANSFER_EVENT = LEDGER_EVENTS.Transfer;
+
+/** A contract to read logs for, and what it is to the index. */
+export interface LogTarget {
+  address: string;
+  kind: LedgerScopeKind;
+}
 
 /** Blocks read at once from the node while filling one batch. */
 const BLOCK_READS_IN_FLIGHT = 16;
@@ -49,30 +56,30 @@ export class ChainReader {
     return settled > head.height ? head.height : settled;
   }
 
-  /** Transfer logs of `addresses` in blocks `from`..`to`, in (blockNumber, logIndex) order. */
-  async transfers(addresses: readonly string[], from: bigint, to: bigint): Promise<Erc20TransferLog[]> {
-    if (addresses.length === 0) return [];
-    const logs = await this.client.getLogs({
+  /**
+   * The logs of `targets` in blocks `from`..`to`: one `eth_getLogs` with the contracts' addresses
+   * and, as topic 0, the events of every kind among them (docs/ledger-index.md, "Decoding"),
+   * decoded and in (blockNumber, logIndex) order. A contract may receive another kind's event of
+   * a contract sharing the request; the store admits a log only for its emitter's own kind.
+   */
+  async logs(targets: readonly LogTarget[], from: bigint, to: bigint): Promise<LedgerLogs> {
+    const events = eventsOf(new Set(targets.map((t) => t.kind)));
+    const addresses = [...new Set(targets.map((t) => t.address))];
+    if (addresses.length === 0 || events.length === 0) return toLedgerLogs([]);
+    const raw = await this.client.getLogs({
       address: addresses as Address[],
-      event: TRANSFER_EVENT,
+      events,
       fromBlock: from,
       toBlock: to,
       strict: true,
     });
-    return logs
-      .map((log) => ({
-        blockNumber: log.blockNumber,
-        logIndex: log.logIndex,
-        blockHash: log.blockHash,
-        txHash: log.transactionHash,
-        token: log.address.toLowerCase(),
-        from: (log.args.from as Hex).toLowerCase(),
-        to: (log.args.to as Hex).toLowerCase(),
-        value: log.args.value as bigint,
-      }))
-      .sort((a, b) =>
-        a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-      );
+    return toLedgerLogs(raw as unknown as RawLedgerLog[]);
+  }
+
+  /** Transfer logs of `addresses` in blocks `from`..`to`, in (blockNumber, logIndex) order. */
+  async transfers(addresses: readonly string[], from: bigint, to: bigint): Promise<Erc20TransferLog[]> {
+    const targets = addresses.map((address) => ({ address, kind: "erc20" as const }));
+    return (await this.logs(targets, from, to)).transfers;
   }
 }
 

@@ -2,6 +2,7 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
+import { logOrigins } from "../store/pg-ledger-domain.js";
 import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "../store/pg-ledger-index.js";
 import type { PgLedgerScope } from "../store/pg-ledger-scope.js";
 import type { ShardFence } from "../store/shard-fence.js";
@@ -28,7 +29,7 @@ export interface LiveTailOptions {
 
 /** What one step did: ingested blocks, rolled a reorganisation back, or found nothing new. */
 export type TailStep =
-  | { kind: "advanced"; to: bigint; transfers: number }
+  | { kind: "advanced"; to: bigint; logs: number }
   | { kind: "rolled-back"; to: bigint; depth: number }
   | { kind: "idle"; at: bigint }
   | { kind: "retry"; reason: string };
@@ -37,7 +38,7 @@ export type TailStep =
  * One step of a chain's live tail (docs/ledger-index.md, "Live tail"), under the chain shard's
  * fence: read the next blocks after the checkpoint; when the first one's parent is not the
  * checkpoint's hash, walk back to the common ancestor and roll back to it; otherwise read the
- * scope's Transfer logs for those blocks and commit blocks, logs and checkpoint together. A chain
+ * scope's logs (each contract's kind's events) for those blocks and commit blocks, logs and checkpoint together. A chain
  * without a checkpoint is anchored at its settled height; history below it is caught up in ranges.
  */
 export async function tailStep(options: LiveTailOptions, fence: ShardFence): Promise<TailStep> {
@@ -47,7 +48,7 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
   if (!cursor) {
     const anchor = await reader.block(await reader.settledHeight(head));
     await index.anchor(fence, chainId, anchor, head);
-    return { kind: "advanced", to: anchor.height, transfers: 0 };
+    return { kind: "advanced", to: anchor.height, logs: 0 };
   }
   if (cursor.height >= head.height) {
     const atCursor = cursor.height > head.height ? null : await reader.block(cursor.height);
@@ -65,10 +66,9 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
     return rollBack(options, fence, cursor, head.height);
   if (!linked(blocks)) return { kind: "retry", reason: "the chain changed while its blocks were read" };
   const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
-  const addresses = [...new Set(scope.map((row) => row.address))];
-  const logs = await reader.transfers(addresses, cursor.height + 1n, to);
+  const logs = await reader.logs(scope, cursor.height + 1n, to);
   const hashes = new Map(blocks.map((b) => [b.height, b.hash]));
-  if (logs.some((log) => hashes.get(log.blockNumber) !== log.blockHash))
+  if (logOrigins(logs).some((log) => hashes.get(log.blockNumber) !== log.blockHash))
     return { kind: "retry", reason: "logs came from another branch than the blocks" };
   const batch: TailBatch = {
     expected: cursor,
@@ -81,7 +81,7 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
   };
   await options.beforeCommit?.(batch);
   const committed = await index.commitBatch(fence, chainId, batch);
-  return { kind: "advanced", to, transfers: committed.transfers };
+  return { kind: "advanced", to, logs: committed.logs };
 }
 
 /** Walks back from the checkpoint to the highest block whose stored hash the node still has. */
@@ -97,12 +97,12 @@ async function rollBack(
     const stored = await index.blockHash(chainId, h);
     const node = await reader.block(h);
     if (stored !== null && stored === node.hash) {
-      const { depth, transfers } = await index.rollback(fence, chainId, cursor, node);
+      const { depth, logs } = await index.rollback(fence, chainId, cursor, node);
       options.logger.warn("ledger reorganisation rolled back", {
         chainId,
         ancestor: h.toString(),
         depth,
-        transfers,
+        logs,
       });
       options.onReorg?.(depth);
       return { kind: "rolled-back", to: h, depth };

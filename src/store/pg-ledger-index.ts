@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { deleteTransfersAbove, type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
+import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./pg-ledger-domain.js";
+import { deleteTransfersAbove } from "./pg-ledger-transfers.js";
 import { type ShardFence, withShardFence } from "./shard-fence.js";
 
 /** A block as the live tail stores it. */
@@ -31,7 +32,7 @@ export interface TailBatch {
   expected: LedgerCursor;
   /** Consecutive blocks expected.height + 1 .. n, each the parent of the next. */
   blocks: readonly LedgerBlock[];
-  logs: readonly Erc20TransferLog[];
+  logs: LedgerLogs;
   /** Ids of the scope rows whose addresses the logs were read for (their catch-up spawns here). */
   scopeIds: readonly string[];
   head: LedgerHead;
@@ -97,8 +98,8 @@ export class PgLedgerIndex {
   }
 
   /**
-   * Commits one batch in one fenced transaction: the blocks, the logs the scope admits (folded
-   * into balances and supply), the catch-up ranges of newly tracked contracts, and the new
+   * Commits one batch in one fenced transaction: the blocks, the logs the scope admits (transfers
+   * folded into balances and supply, the other events as domain rows), the catch-up ranges of newly tracked contracts, and the new
    * checkpoint. Returns the rows inserted.
    *
    * @throws TenorError SHARD_EPOCH_STALE when the chain's shard was handed over;
@@ -108,15 +109,15 @@ export class PgLedgerIndex {
     fence: ShardFence,
     chainId: number,
     batch: TailBatch,
-  ): Promise<{ transfers: number; ranges: number }> {
+  ): Promise<{ logs: number; ranges: number }> {
     const last = batch.blocks.at(-1);
-    if (!last) return { transfers: 0, ranges: 0 };
+    if (!last) return { logs: 0, ranges: 0 };
     return withShardFence(this.pool, fence, async (client) => {
       await lockCursor(client, chainId, batch.expected);
       await insertBlocks(client, chainId, batch.blocks);
       const first = batch.blocks[0] as LedgerBlock;
       const ranges = await spawnRanges(client, chainId, batch.scopeIds, first.height - 1n, batch.rangeBlocks);
-      const transfers = await insertTransfers(client, chainId, batch.logs);
+      const logs = await insertLedgerLogs(client, chainId, batch.logs);
       await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1 AND height < $2", [
         chainId,
         batch.pruneBelow.toString(),
@@ -133,13 +134,14 @@ export class PgLedgerIndex {
           batch.head.time,
         ],
       );
-      return { transfers, ranges };
+      return { logs, ranges };
     });
   }
 
   /**
    * Rolls the chain back to `ancestor` in one fenced transaction: every transfer (live tail's and
-   * catch-up's) and block above it is deleted and taken out of balances and supply, the
+   * catch-up's) above it is deleted and taken out of balances and supply, every domain row and
+   * block above it deleted (latest values are read from what remains, so they revert too), the
    * checkpoint moves to the ancestor and the reorganisation's depth is recorded.
    */
   async rollback(
@@ -147,10 +149,12 @@ export class PgLedgerIndex {
     chainId: number,
     expected: LedgerCursor,
     ancestor: LedgerCursor & { time: Date },
-  ): Promise<{ depth: number; transfers: number }> {
+  ): Promise<{ depth: number; logs: number }> {
     return withShardFence(this.pool, fence, async (client) => {
       await lockCursor(client, chainId, expected);
-      const transfers = await deleteTransfersAbove(client, chainId, ancestor.height);
+      const logs =
+        (await deleteTransfersAbove(client, chainId, ancestor.height)) +
+        (await deleteDomainRowsAbove(client, chainId, ancestor.height));
       await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1 AND height > $2", [
         chainId,
         ancestor.height.toString(),
@@ -161,7 +165,54 @@ export class PgLedgerIndex {
            last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
         [chainId, ancestor.height.toString(), ancestor.hash, ancestor.time, depth],
       );
-      return { depth, transfers };
+      return { depth, logs };
+    });
+  }
+
+  /** The indexer shard's current owner epoch as a fence, or null when no replica ever owned it. */
+  async ownerFence(shard: number): Promise<ShardFence | null> {
+    const { rows } = await this.pool.query(
+      "SELECT epoch::text FROM shard_owners WHERE domain = 'indexer' AND shard = $1",
+      [shard],
+    );
+    return rows[0] ? { domain: "indexer", shard, epoch: rows[0].epoch } : null;
+  }
+
+  /**
+   * The operator's way out of LEDGER_REORG_TOO_DEEP (docs/ledger-index.md, "Rewinding a chain"):
+   * in one transaction fenced by the chain shard's current owner epoch, every transfer (taken back
+   * out of balances and supply), domain row and stored block above `to.height` is deleted, and the
+   * checkpoint set to `to` — the node's block at that height, now the only stored block — whatever
+   * checkpoint the tail held. The tail's next step replays from there; a batch it read before is
+   * refused (LEDGER_CURSOR_MOVED). Returns the rows removed and the old checkpoint.
+   *
+   * @throws TenorError SHARD_EPOCH_STALE when the shard changed owner meanwhile;
+   *   LEDGER_SCOPE_INVALID when the chain has no checkpoint or `to` is above it.
+   */
+  async rewind(fence: ShardFence, chainId: number, to: LedgerBlock): Promise<{ from: bigint; logs: number }> {
+    return withShardFence(this.pool, fence, async (client) => {
+      const { rows } = await client.query(
+        "SELECT indexed_height::text AS height FROM ledger_chains WHERE chain_id = $1 FOR UPDATE",
+        [chainId],
+      );
+      const from = rows[0] ? BigInt(rows[0].height) : null;
+      if (from === null || to.height > from)
+        throw new TenorError(
+          LEDGER_INDEX_ERRORS.LEDGER_REWIND_INVALID,
+          `height = ${to.height}: must be at or below chain ${chainId}'s checkpoint (${from ?? "none"})`,
+          { details: { field: "height", value: to.height.toString(), chainId } },
+        );
+      const logs =
+        (await deleteTransfersAbove(client, chainId, to.height)) +
+        (await deleteDomainRowsAbove(client, chainId, to.height));
+      await client.query("DELETE FROM ledger_blocks WHERE chain_id = $1", [chainId]);
+      await insertBlocks(client, chainId, [to]);
+      await client.query(
+        `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
+           last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
+        [chainId, to.height.toString(), to.hash, to.time, Number(from - to.height)],
+      );
+      return { from, logs };
     });
   }
 

@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
+import { insertLedgerLogs, type LedgerLogs, logOrigins } from "./pg-ledger-domain.js";
+import type { LedgerScopeKind } from "./pg-ledger-scope.js";
 import { withTransaction } from "./with-transaction.js";
 
 /** A catch-up range as leased to one replica. */
@@ -9,6 +10,8 @@ export interface RangeLease {
   id: string;
   chainId: number;
   address: string;
+  /** The scope kinds the address is tracked as (any organisation): which events the range reads. */
+  kinds: LedgerScopeKind[];
   fromBlock: bigint;
   toBlock: bigint;
   /** First block not yet committed. */
@@ -38,7 +41,9 @@ export class PgLedgerRanges {
                        AND (lease_expires_at IS NULL OR lease_expires_at < now())
                      ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
        RETURNING r.id::text, r.chain_id, r.address, r.from_block::text, r.to_block::text,
-                 r.next_block::text, r.lease_epoch::text`,
+                 r.next_block::text, r.lease_epoch::text,
+                 ARRAY(SELECT DISTINCT s.kind FROM ledger_scope s
+                       WHERE s.chain_id = r.chain_id AND s.address = r.address ORDER BY s.kind) AS kinds`,
       [chainIds, owner, leaseMs],
     );
     const r = rows[0];
@@ -47,6 +52,7 @@ export class PgLedgerRanges {
       id: r.id,
       chainId: r.chain_id,
       address: r.address,
+      kinds: r.kinds,
       fromBlock: BigInt(r.from_block),
       toBlock: BigInt(r.to_block),
       nextBlock: BigInt(r.next_block),
@@ -67,7 +73,7 @@ export class PgLedgerRanges {
   async commit(
     lease: RangeLease,
     through: bigint,
-    logs: readonly Erc20TransferLog[],
+    logs: LedgerLogs,
     owner: string,
     leaseMs: number,
   ): Promise<RangeLease & { completed: boolean }> {
@@ -88,18 +94,15 @@ export class PgLedgerRanges {
           { details: { rangeId: lease.id, epoch: lease.epoch } },
         );
       await assertCanonical(client, lease.chainId, logs);
-      await insertTransfers(client, lease.chainId, logs);
+      await insertLedgerLogs(client, lease.chainId, logs);
       return { ...lease, nextBlock: through + 1n, completed };
     });
   }
 }
 
 /** Refuses logs whose block hash differs from the block the live tail stored at that height. */
-async function assertCanonical(
-  client: PoolClient,
-  chainId: number,
-  logs: readonly Erc20TransferLog[],
-): Promise<void> {
+async function assertCanonical(client: PoolClient, chainId: number, ledgerLogs: LedgerLogs): Promise<void> {
+  const logs = logOrigins(ledgerLogs);
   if (logs.length === 0) return;
   const { rows } = await client.query(
     `SELECT b.height::text FROM ledger_blocks b

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyLogs, type LedgerLogs } from "../../src/store/pg-ledger-domain.js";
 import { PgLedgerRanges } from "../../src/store/pg-ledger-ranges.js";
 import type { Erc20TransferLog } from "../../src/store/pg-ledger-transfers.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
@@ -39,6 +40,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** A catch-up chunk holding only these Transfer logs. */
+const transfers = (...logs: Erc20TransferLog[]): LedgerLogs => ({ ...emptyLogs(), transfers: logs });
+
 const mint = (block: number, value: bigint, blockHash = `0xb${block}`): Erc20TransferLog => ({
   blockNumber: BigInt(block),
   logIndex: 0,
@@ -60,11 +64,11 @@ async function balance(): Promise<string | undefined> {
 describe("catch-up range leases", () => {
   it("refuse a commit under a superseded epoch, re-offer an expired lease at its cursor, and complete once", async () => {
     const first = await ranges.claim([CHAIN], "a", 60_000);
-    expect(first).toMatchObject({ nextBlock: 0n, epoch: "1" });
+    expect(first).toMatchObject({ nextBlock: 0n, epoch: "1", kinds: ["erc20"] });
     const progressed = await ranges.commit(
       first as NonNullable<typeof first>,
       4n,
-      [mint(2, 7n)],
+      transfers(mint(2, 7n)),
       "a",
       60_000,
     );
@@ -76,15 +80,23 @@ describe("catch-up range leases", () => {
     const second = await ranges.claim([CHAIN], "b", 60_000);
     expect(second).toMatchObject({ nextBlock: 5n, epoch: "2" });
 
-    await expect(ranges.commit(progressed, 9n, [mint(6, 1000n)], "a", 60_000)).rejects.toMatchObject({
-      code: "LEDGER_RANGE_LEASE_LOST",
-    });
+    await expect(ranges.commit(progressed, 9n, transfers(mint(6, 1000n)), "a", 60_000)).rejects.toMatchObject(
+      {
+        code: "LEDGER_RANGE_LEASE_LOST",
+      },
+    );
     expect(await balance()).toBe("7");
 
-    const done = await ranges.commit(second as NonNullable<typeof second>, 19n, [mint(6, 5n)], "b", 60_000);
+    const done = await ranges.commit(
+      second as NonNullable<typeof second>,
+      19n,
+      transfers(mint(6, 5n)),
+      "b",
+      60_000,
+    );
     expect(done.completed).toBe(true);
     expect(await balance()).toBe("12");
-    await expect(ranges.commit(done, 19n, [], "b", 60_000)).rejects.toMatchObject({
+    await expect(ranges.commit(done, 19n, transfers(), "b", 60_000)).rejects.toMatchObject({
       code: "LEDGER_RANGE_LEASE_LOST",
     });
     const { rows } = await db.pool.query("SELECT completed_by, next_block::int FROM ledger_ranges");
@@ -102,13 +114,13 @@ describe("catch-up range leases", () => {
     );
     const lease = await ranges.claim([CHAIN], "c", 60_000);
     await expect(
-      ranges.commit(lease as NonNullable<typeof lease>, 49n, [mint(42, 9n, "0xstale")], "c", 60_000),
+      ranges.commit(lease as NonNullable<typeof lease>, 49n, transfers(mint(42, 9n, "0xstale")), "c", 60_000),
     ).rejects.toMatchObject({ code: "LEDGER_CURSOR_MOVED" });
     expect(await balance()).toBe("12");
     const done = await ranges.commit(
       lease as NonNullable<typeof lease>,
       49n,
-      [mint(42, 9n, "0xcanonical")],
+      transfers(mint(42, 9n, "0xcanonical")),
       "c",
       60_000,
     );

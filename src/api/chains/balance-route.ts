@@ -1,13 +1,12 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
-import { TenorError } from "../../errors/tenor-error.js";
 import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import { PgLedgerScope } from "../../store/pg-ledger-scope.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { TokenBalanceParams, type TokenBalanceResource } from "./schemas.js";
+import { trackedContract, trackingOf } from "./tracked-contract.js";
 
 /**
  * `GET /v1/chains/{chainId}/tokens/{address}/balances/{holder}`: a holder's ERC-20 balance and the
@@ -21,25 +20,14 @@ export function readTokenBalance(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     const { chainId, address, holder } = parseRequest(TokenBalanceParams, req.params, "path");
-    const tracked = (await scope.rowsFor(chainId, principal.orgId, address)).find(
-      (row) => row.kind === "erc20",
-    );
-    if (!tracked)
-      throw new TenorError(
-        LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND,
-        `token ${address} is not tracked on chain ${chainId} by this organisation`,
-        { details: { chainId, address } },
-      );
+    const tracked = await trackedContract(scope, { chainId, orgId: principal.orgId, address, kind: "erc20" });
     const read = await reads.erc20Balance(chainId, address, holder, tracked.removedHeight);
     const body: z.infer<typeof TokenBalanceResource> = {
       chainId,
       token: address.toLowerCase(),
       holder: holder.toLowerCase(),
       ...read,
-      tracking: {
-        addedHeight: tracked.addedHeight.toString(),
-        removedHeight: tracked.removedHeight === null ? null : tracked.removedHeight.toString(),
-      },
+      tracking: trackingOf(tracked),
     };
     res.json(body);
   };

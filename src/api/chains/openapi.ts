@@ -2,7 +2,17 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import { ExecutionSchema } from "../executions/schemas.js";
 import { authProblems, problem, rolesNote } from "../openapi/common.js";
-import { ChainIdParams, TokenBalanceParams, TokenBalanceResource, TransactionBody } from "./schemas.js";
+import {
+  AssetParams,
+  AssetStatusResource,
+  ChainIdParams,
+  ContractParams,
+  PriceFeedResource,
+  SystemSettingsResource,
+  TokenBalanceParams,
+  TokenBalanceResource,
+  TransactionBody,
+} from "./schemas.js";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
 
@@ -57,6 +67,62 @@ export function registerChainsOpenApi(registry: OpenAPIRegistry): void {
       400: problem("REQUEST_INVALID (field `errors`)."),
       ...authProblems("read"),
       404: problem("LEDGER_SCOPE_NOT_FOUND: the organisation does not track this token on this chain."),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/chains/{chainId}/price-feeds/{address}",
+    operationId: "getPriceFeed",
+    tags: ["chains"],
+    summary: "A price feed and its latest observation from the Ledger Index",
+    description:
+      "The feed's FeedCreated facts (asset, owner, decimals) and its latest ObservationSubmitted as indexed, for a " +
+      "feed the key's organisation tracks. A feed the organisation stopped tracking answers as of its removal " +
+      `height. ${rolesNote("read")}`,
+    request: { params: ContractParams },
+    responses: {
+      200: { description: "The feed.", content: json(PriceFeedResource) },
+      400: problem("REQUEST_INVALID (field `errors`)."),
+      ...authProblems("read"),
+      404: problem("LEDGER_SCOPE_NOT_FOUND: the organisation does not track this feed on this chain."),
+      503: problem("LEDGER_NOT_INDEXED (retryable): the feed's FeedCreated log is not indexed yet."),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/chains/{chainId}/assets/{asset}/status",
+    operationId: "getAssetStatus",
+    tags: ["chains"],
+    summary: "An asset's status under the organisation's price resolvers",
+    description:
+      "`paused` until one of the organisation's tracked (not removed) price resolvers sets a staleness bound for " +
+      "the asset, `active` from that bound's block on, with the latest bound's resolver, feed and maximum age. " +
+      rolesNote("read"),
+    request: { params: AssetParams },
+    responses: {
+      200: { description: "The status.", content: json(AssetStatusResource) },
+      400: problem("REQUEST_INVALID (field `errors`)."),
+      ...authProblems("read"),
+      404: problem(
+        "LEDGER_SCOPE_NOT_FOUND: no price feed or resolver the organisation tracks names the asset on this chain.",
+      ),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/chains/{chainId}/system-settings/{address}",
+    operationId: "getSystemSettings",
+    tags: ["chains"],
+    summary: "A system-settings contract's current values from the Ledger Index",
+    description:
+      "Each key's latest SettingChanged value as indexed, for a contract the key's organisation tracks; a contract " +
+      `the organisation stopped tracking answers as of its removal height. ${rolesNote("read")}`,
+    request: { params: ContractParams },
+    responses: {
+      200: { description: "The settings.", content: json(SystemSettingsResource) },
+      400: problem("REQUEST_INVALID (field `errors`)."),
+      ...authProblems("read"),
+      404: problem("LEDGER_SCOPE_NOT_FOUND: the organisation does not track this contract on this chain."),
     },
   });
 }

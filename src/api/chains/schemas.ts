@@ -44,3 +44,70 @@ export const TokenBalanceResource = z
     tracking: z.object({ addedHeight: z.string(), removedHeight: z.string().nullable() }),
   })
   .meta({ id: "TokenBalance" });
+
+/** `/v1/chains/{chainId}/price-feeds/{address}` and `/v1/chains/{chainId}/system-settings/{address}`. */
+export const ContractParams = ChainIdParams.extend({ address: ADDRESS });
+
+/** `/v1/chains/{chainId}/assets/{asset}/status`. */
+export const AssetParams = ChainIdParams.extend({ asset: ADDRESS });
+
+const Tracking = z.object({ addedHeight: z.string(), removedHeight: z.string().nullable() }).meta({
+  description: "The organisation's tracking of the contract; a removed one answers as of `removedHeight`.",
+});
+
+const Observation = z.object({
+  roundId: z.string(),
+  answer: z.string().meta({ description: "Signed decimal integer in units of 10^-decimals." }),
+  updatedAt: z.string().meta({ description: "The feed's timestamp, seconds since the epoch." }),
+  blockNumber: z.string(),
+  logIndex: z.number().int(),
+});
+
+/** A tracked price feed from the Ledger Index: its FeedCreated facts and latest observation. */
+export const PriceFeedResource = z
+  .object({
+    chainId: z.number().int(),
+    feed: z.string(),
+    asset: z.string(),
+    owner: z.string(),
+    decimals: z.number().int(),
+    createdAtBlock: z.string(),
+    latest: Observation.nullable(),
+    asOfBlock: z
+      .string()
+      .meta({ description: "The indexed height, or the removal height of an untracked feed." }),
+    tracking: Tracking,
+  })
+  .meta({ id: "PriceFeed" });
+
+/** An asset's status under the organisation's live price resolvers. */
+export const AssetStatusResource = z
+  .object({
+    chainId: z.number().int(),
+    asset: z.string(),
+    status: z.enum(["paused", "active"]),
+    resolver: z.string().nullable(),
+    feed: z.string().nullable(),
+    maxAgeSeconds: z.string().nullable(),
+    activeSinceBlock: z.string().nullable(),
+    boundAtBlock: z.string().nullable(),
+    asOfBlock: z.string(),
+  })
+  .meta({ id: "AssetStatus" });
+
+/** Every key's latest value of a tracked system-settings contract. */
+export const SystemSettingsResource = z
+  .object({
+    chainId: z.number().int(),
+    contract: z.string(),
+    settings: z.array(
+      z.object({
+        key: z.string().meta({ description: "bytes32, 0x-prefixed lowercase hex." }),
+        value: z.string().meta({ description: "bytes32, 0x-prefixed lowercase hex." }),
+        blockNumber: z.string(),
+      }),
+    ),
+    asOfBlock: z.string(),
+    tracking: Tracking,
+  })
+  .meta({ id: "SystemSettings" });

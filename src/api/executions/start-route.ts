@@ -2,10 +2,12 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
+import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { parsePreferWait } from "../prefer.js";
+import { chainWriteOf, waitUntilIndexed } from "./indexed-wait.js";
 import { executionPath, toExecutionResource } from "./resource.js";
 import { IdempotencyKeySchema, WorkflowNameParams } from "./schemas.js";
 
@@ -16,9 +18,14 @@ const TERMINAL = new Set(["completed", "failed"]);
  * values decoded) by the workflow's own schema before anything is stored. Answers 202 with the
  * status resource; with `Prefer: wait=N` it waits up to N seconds (capped) and answers 200 once
  * the execution is terminal. A replayed Idempotency-Key answers the same execution the same way.
+ * When the finished execution reports a chain write on a configured chain (`chainWriteOf`), the
+ * answer also waits, within the same N seconds, for the Ledger Index to reach its block and says
+ * whether it did in `Tenor-Indexed: true|false`.
  */
 export function startExecution(deps: ApiDeps) {
+  const ledger = new PgLedgerReads(deps.pool);
   return async (req: Request, res: Response): Promise<void> => {
+    const startedAt = Date.now();
     const principal = principalOf(res);
     const { name } = parseRequest(WorkflowNameParams, req.params, "path");
     deps.registry.get(name); // WORKFLOW_UNKNOWN (404) before anything else
@@ -46,6 +53,12 @@ export function startExecution(deps: ApiDeps) {
     const record = await deps.reads.get(principal.orgId, executionId);
     if (!record) {
       throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
+    }
+    const write = prefer && record.status === "completed" ? chainWriteOf(record.output, req.body) : null;
+    if (prefer && write && deps.chainIds.includes(write.chainId)) {
+      const deadline = startedAt + prefer.applied * 1000;
+      const indexed = await waitUntilIndexed((chainId) => ledger.indexedHeight(chainId), write, deadline);
+      res.setHeader("Tenor-Indexed", String(indexed));
     }
     const finished = prefer !== null && TERMINAL.has(record.status);
     res.setHeader("Location", executionPath(executionId));
