@@ -1,10 +1,16 @@
 import { chainTransaction } from "../src/chain/lifecycle/transaction-workflow.js";
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
+import { corporateActionDistribution } from "./corporate-actions/distribution.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
 
 /** Every workflow of this release (the chain lifecycle included); the runner registers exactly these. */
-export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [demoAssetIssue, provisionDemoWallet, chainTransaction];
+export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
+  demoAssetIssue,
+  provisionDemoWallet,
+  chainTransaction,
+  corporateActionDistribution,
+];
 
 /** Every activity of this release, each on its own queue; the runner works on exactly these. */
 export const ALL_ACTIVITIES: readonly AnyActivity[] = [deployDemoToken];

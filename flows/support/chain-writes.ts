@@ -95,15 +95,7 @@ export async function deployContract(
   deployment: ContractDeployment,
 ): Promise<DeployedContract> {
   const salt = saltOf(deployment.salt);
-  // The lifecycle appends the attribution suffix to the calldata, so the deployer receives it as
-  // the tail of the init code (constructor arguments decode from fixed offsets and ignore it): the
-  // address is that of the init code as sent.
-  const address = getContractAddress({
-    opcode: "CREATE2",
-    from: CREATE2_DEPLOYER,
-    salt,
-    bytecode: concatHex([deployment.initCode, attributionSuffix(ATTRIBUTION)]),
-  });
+  const address = deploymentAddress(deployment.initCode, deployment.salt);
   const present = await ctx.step(`${label}.present`, () => hasCode(deployment.chainId, address));
   if (present) return { address, transaction: null };
   const transaction = await writeContract(ctx, label, {
@@ -125,6 +117,21 @@ export async function deployContract(
     );
   }
   return { address, transaction };
+}
+
+/**
+ * Where `deployContract` puts (or finds) a contract, known before it exists. The lifecycle appends
+ * the attribution suffix to the calldata, so the deployer receives it as the tail of the init code
+ * (constructor arguments decode from fixed offsets and ignore it): the address is that of the init
+ * code as sent.
+ */
+export function deploymentAddress(initCode: Hex, salt: string): Address {
+  return getContractAddress({
+    opcode: "CREATE2",
+    from: CREATE2_DEPLOYER,
+    salt: saltOf(salt),
+    bytecode: concatHex([initCode, attributionSuffix(ATTRIBUTION)]),
+  });
 }
 
 /** The 32-byte CREATE2 salt of a deployment name. */
