@@ -68,6 +68,7 @@ beforeAll(async () => {
   recordDate = new Date(Number(last.timestamp + 5n) * 1000).toISOString();
   await anvil.test.setNextBlockTimestamp({ timestamp: last.timestamp + 10n });
   await transferFrom(anvil, ANVIL_KEYS[5], asset, holders[0] as Address, balances[HOLDERS - 1] as bigint);
+  await world.ready;
 }, 240_000);
 
 afterAll(async () => {

@@ -1,12 +1,25 @@
+import { once } from "node:events";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type Address, createWalletClient, type Hex, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
+import { ALL_WORKFLOWS } from "../../../../flows/index.js";
 import { issueApiKey } from "../../../../src/api/auth/api-key.js";
 import { TestToken } from "../../../../src/chain/contracts/artifacts.js";
+import { ChainClients } from "../../../../src/chain/rpc-clients.js";
+import { loadConfig } from "../../../../src/config/load-config.js";
+import type { TenorConfig } from "../../../../src/config/schema.js";
+import { WorkflowRegistry } from "../../../../src/engine/registry.js";
+import { chainShardKey, LedgerIndexer } from "../../../../src/ledger-index/ledger-indexer.js";
+import { createLogger, type Logger } from "../../../../src/observability/logger.js";
+import { shardOf } from "../../../../src/ownership/shard-map.js";
+import { createPlatformApi } from "../../../../src/roles/platform-api.js";
 import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
+import { bumpOwnerEpoch } from "../../../../src/store/shard-fence.js";
+import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../../../support/database.js";
 import { freePort } from "../../../support/ports.js";
@@ -25,11 +38,14 @@ export type Person = keyof typeof PEOPLE;
 const PAYER_KEY = ANVIL_KEYS[4];
 
 /**
- * The whole deployment on one anvil: the real api, runner and indexer roles (workers/main.ts, the
- * release's application) as child processes on a database and Redis prefix of the file's own, the
- * signer `payer` of organisation `acme`, and API keys of its people.
+ * The deployment on one anvil, on a database and Redis prefix of the file's own: the real runner
+ * role (workers/main.ts, the release's application) as a child process, the one a test kills;
+ * the Platform API and the Ledger Index's live tail and catch-up in this process; the signer
+ * `payer` of organisation `acme`, and API keys of its people.
  */
 export interface CorporateWorld {
+  /** Resolves once the first runner is ready. */
+  ready: Promise<void>;
   anvil: Anvil;
   db: TestDatabase;
   payer: Address;
@@ -77,33 +93,46 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     TENOR_LOG_LEVEL: "warn",
     CA_PAYER_KEY: PAYER_KEY,
   };
+  const config = loadConfig({ env });
+  const logger = createLogger({ level: "error" });
   const roles: RoleProcess[] = [];
-  /** Starts a role and waits for its readiness; a role that exits first fails at once with its output. */
-  const startRole = async (role: "api" | "runner" | "indexer", portVariable: string) => {
+  let runner: RoleProcess | undefined;
+  const startRunner = async () => {
     const port = await freePort();
-    const started = spawnRole({ ...env, DAPI_ROLE: role, [portVariable]: String(port) });
+    const started = spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_RUNNER_HEALTH_PORT: String(port) });
     roles.push(started);
+    runner = started;
     await waitUntil(
-      `the ${role} ready`,
+      "the runner ready",
       async () => {
         if (started.child.exitCode !== null || started.child.signalCode !== null) {
-          throw new WaitAborted(`the ${role} exited:\n${started.output()}`);
+          throw new WaitAborted(`the runner exited:\n${started.output()}`);
         }
         return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
       },
       { timeoutMs: 90_000 },
     );
-    return { process: started, port };
+    return started;
   };
-  // The api first: the first role records the shard count, the others read it.
-  const apiPort = (await startRole("api", "TENOR_API_PORT")).port;
-  let runner: RoleProcess | undefined;
-  const startRunner = async () => {
-    runner = (await startRole("runner", "TENOR_RUNNER_HEALTH_PORT")).process;
-    return runner;
-  };
-  const base = `http://127.0.0.1:${apiPort}`;
-  await Promise.all([startRole("indexer", "TENOR_INDEXER_HEALTH_PORT"), startRunner()]);
+  const booting = startRunner();
+  // The Platform API and the Ledger Index run in this process (the runner is the process killed).
+  const redis = createRedisConnection(config.redisUrl, "producer");
+  const platform = createPlatformApi({
+    settings: config.api,
+    pool: db.pool,
+    redis,
+    prefix,
+    registry: new WorkflowRegistry(ALL_WORKFLOWS),
+    logger,
+    readiness: {},
+    health: { draining: false },
+  });
+  const server = platform.app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const indexer = await startIndexer(db, anvil, config, logger);
+  // Seeding the chain can go on while the runner boots; `ready` says when it has.
+  booting.catch(() => undefined);
   const apiKeys = new PgApiKeys(db.pool);
   const keys = {} as Record<Person, string>;
   for (const [person, role] of Object.entries(PEOPLE) as [Person, "integrator" | "approver"][]) {
@@ -121,6 +150,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     return { status: res.status, body: await res.json() };
   };
   return {
+    ready: booting.then(() => undefined),
     anvil,
     db,
     payer: privateKeyToAccount(PAYER_KEY).address,
@@ -142,6 +172,10 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
       for (const role of roles) role.kill("SIGKILL");
       await Promise.all(roles.map((r) => r.exited));
       await killAllProcesses();
+      await indexer.stop();
+      await new Promise((resolve) => server.close(resolve));
+      await platform.close();
+      redis.disconnect();
       await deleteRedisPrefix(prefix).catch(() => undefined);
       await db.drop();
       await anvil.stop();
@@ -208,4 +242,32 @@ export async function transferFrom(anvil: Anvil, key: Hex, token: Address, to: A
     args: [to, value],
   });
   return anvil.public.waitForTransactionReceipt({ hash });
+}
+
+/** The Ledger Index of the chain in this process: its live tail on the chain's shard, and catch-up. */
+async function startIndexer(db: TestDatabase, anvil: Anvil, config: TenorConfig, logger: Logger) {
+  const shardCount = config.durable.sharding.shardCount;
+  const indexer = new LedgerIndexer({
+    pool: db.pool,
+    chains: new ChainClients(config),
+    shardCount,
+    settings: config.indexer,
+    replicaId: "test-indexer",
+    logger,
+  });
+  const shard = shardOf(chainShardKey(anvil.chainId), shardCount);
+  const client = await db.pool.connect();
+  const epoch = await bumpOwnerEpoch(client, "indexer", shard, "test-indexer", 2_000).finally(() =>
+    client.release(),
+  );
+  const owned = new AbortController();
+  indexer.work.start({ domain: "indexer", shard, epoch, signal: owned.signal });
+  const catchUp = indexer.startCatchUp();
+  return {
+    async stop() {
+      owned.abort();
+      await indexer.work.stop(shard, "stopping");
+      await catchUp.stop();
+    },
+  };
 }
