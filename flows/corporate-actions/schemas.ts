@@ -15,30 +15,49 @@ export const MAX_BATCH_SIZE = 500;
  */
 export const CorporateActionInput = z
   .object({
-    /** The organisation's reference for this action; batch ids derive from it, so reuse re-pays nothing. */
-    actionId: z.string().regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1–64 letters, digits or . _ : -"),
+    actionId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,64}$/, "must be 1–64 letters, digits or . _ : -")
+      .describe(
+        "The organisation's reference for this action; batch ids derive from it, so reuse re-pays nothing.",
+      ),
     kind: z.enum(["coupon", "dividend"]),
     chainId: z.number().int().min(1),
-    /** The ERC-20 whose holders are entitled (tracked by the organisation in the Ledger Index). */
-    asset: address("asset"),
-    /** The ERC-20 paid out, from the payer's wallet. */
-    paymentToken: address("paymentToken"),
-    /** The declared total in whole payment tokens, a decimal string ("10000.25"). */
-    amount: z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "must be a decimal string like 10000.25"),
-    /** The named rounding policy: each entitlement rounded toward zero; the residue is recorded. */
-    rounding: z.enum(ALLOCATION_ROUNDING_MODES),
-    /** Holders are those at the last block whose timestamp is at or before this instant. */
-    recordDate: z.iso.datetime({ offset: true }),
-    /** The organisation's signer that pays (gas and the payment token) and owns the Distributor. */
-    payerSignerId: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+"),
-    /** Wallets never entitled besides the payer and the Distributor (treasury, issuer wallets). */
-    excluded: z.array(address("excluded[]")).max(100).default([]),
+    asset: address("asset").describe(
+      "The ERC-20 whose holders are entitled (tracked by the organisation in the Ledger Index).",
+    ),
+    paymentToken: address("paymentToken").describe("The ERC-20 paid out, from the payer's wallet."),
+    amount: z
+      .string()
+      .regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "must be a decimal string like 10000.25")
+      .describe('The declared total in whole payment tokens, a decimal string ("10000.25").'),
+    rounding: z
+      .enum(ALLOCATION_ROUNDING_MODES)
+      .describe("The named rounding policy: each entitlement rounded toward zero; the residue is recorded."),
+    recordDate: z.iso
+      .datetime({ offset: true })
+      .describe("Holders are those at the last block whose timestamp is at or before this instant."),
+    payerSignerId: z
+      .string()
+      .regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+")
+      .describe("The organisation's signer that pays (gas and the payment token) and owns the Distributor."),
+    excluded: z
+      .array(address("excluded[]"))
+      .max(100)
+      .default([])
+      .describe("Wallets never entitled besides the payer and the Distributor (treasury, issuer wallets)."),
     batchSize: z.number().int().min(1).max(MAX_BATCH_SIZE).default(100),
-    /** Distinct approvers of the payout parameters (M of N). */
-    quorum: z.number().int().min(2, "at least two people approve a payout").max(10).default(2),
+    quorum: z
+      .number()
+      .int()
+      .min(2, "at least two people approve a payout")
+      .max(10)
+      .default(2)
+      .describe("Distinct approvers of the payout parameters (M of N)."),
     approvalTimeout: duration.default("7d"),
-    /** How long a write waits for gas funding of the payer before the action fails GAS_REQUIRED. */
-    fundingTimeout: duration.default("24h"),
+    fundingTimeout: duration
+      .default("24h")
+      .describe("How long a write waits for gas funding of the payer before the action fails GAS_REQUIRED."),
   })
   .strict();
 export type CorporateActionInput = z.infer<typeof CorporateActionInput>;
