@@ -18,6 +18,7 @@ contract TestToken {
     error InsufficientBalance(uint256 available, uint256 required);
     error InsufficientAllowance(uint256 available, uint256 required);
     error NotOwner();
+    error LengthMismatch(uint256 recipients, uint256 values);
 
     constructor(string memory name_, string memory symbol_, uint8 decimals_) {
         name = name_;
@@ -31,6 +32,19 @@ contract TestToken {
         totalSupply += value;
         balanceOf[to] += value;
         emit Transfer(address(0), to, value);
+    }
+
+    /// Seeds many holders in one transaction (test and dev setups with hundreds of holders).
+    function mintBatch(address[] calldata to, uint256[] calldata values) external {
+        if (msg.sender != owner) revert NotOwner();
+        if (to.length != values.length) revert LengthMismatch(to.length, values.length);
+        uint256 minted = 0;
+        for (uint256 i = 0; i < to.length; i++) {
+            minted += values[i];
+            balanceOf[to[i]] += values[i];
+            emit Transfer(address(0), to[i], values[i]);
+        }
+        totalSupply += minted;
     }
 
     function transfer(address to, uint256 value) external returns (bool) {

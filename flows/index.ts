@@ -2,6 +2,7 @@ import { chainTransaction } from "../src/chain/lifecycle/transaction-workflow.js
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { createAsset } from "./assets/create-asset.js";
+import { corporateActionDistribution } from "./corporate-actions/distribution.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
 import { claimBatch } from "./identity-claims/claim-batch.js";
 import { deployOrganisationSystem } from "./organisations/deploy-system.js";
@@ -14,6 +15,7 @@ export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   deployOrganisationSystem,
   createAsset,
   claimBatch,
+  corporateActionDistribution,
 ];
 
 /** Every activity of this release, each on its own queue; the runner works on exactly these. */

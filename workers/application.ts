@@ -1,9 +1,11 @@
 import { bindAssetPorts } from "../flows/assets/asset-ports.js";
+import { bindHolderSnapshots } from "../flows/corporate-actions/holder-snapshot.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
 import { bindOrganisationSystems } from "../flows/organisations/organisation-systems-port.js";
 import { bindIndexingScope } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
 import type { Application } from "../src/roles/application.js";
+import { PgLedgerSnapshot } from "../src/store/pg-ledger-snapshot.js";
 import { assetPorts } from "./assets.js";
 import { pgIndexingScope } from "./indexing-scope.js";
 import { organisationDeploymentsSchedule } from "./organisation-deployments-schedule.js";
@@ -22,6 +24,7 @@ export const application: Application = {
       bindIndexingScope(pgIndexingScope(deps.pool)),
       bindOrganisationSystems(pgOrganisationSystems(deps.pool)),
       bindAssetPorts(assetPorts(deps.config.assetTemplates, deps.pool)),
+      bindHolderSnapshots(new PgLedgerSnapshot(deps.pool)),
     ];
     return () => {
       for (const u of unbind) u();

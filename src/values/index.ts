@@ -4,6 +4,12 @@
  * the codecs and formatters of this folder only.
  */
 export {
+  ALLOCATION_ROUNDING_MODES,
+  type Allocation,
+  type AllocationRounding,
+  allocateProRata,
+} from "./allocation.js";
+export {
   decimalApi,
   gasPriceApi,
   nativeValueApi,

@@ -1,0 +1,273 @@
+import { once } from "node:events";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { type Address, createWalletClient, type Hex, http, keccak256, toHex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { foundry } from "viem/chains";
+import { ALL_WORKFLOWS } from "../../../../flows/index.js";
+import { issueApiKey } from "../../../../src/api/auth/api-key.js";
+import { TestToken } from "../../../../src/chain/contracts/artifacts.js";
+import { ChainClients } from "../../../../src/chain/rpc-clients.js";
+import { loadConfig } from "../../../../src/config/load-config.js";
+import type { TenorConfig } from "../../../../src/config/schema.js";
+import { WorkflowRegistry } from "../../../../src/engine/registry.js";
+import { chainShardKey, LedgerIndexer } from "../../../../src/ledger-index/ledger-indexer.js";
+import { createLogger, type Logger } from "../../../../src/observability/logger.js";
+import { shardOf } from "../../../../src/ownership/shard-map.js";
+import { createPlatformApi } from "../../../../src/roles/platform-api.js";
+import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
+import { bumpOwnerEpoch } from "../../../../src/store/shard-fence.js";
+import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
+import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
+import { createTestDatabase, type TestDatabase } from "../../../support/database.js";
+import { freePort } from "../../../support/ports.js";
+import { killAllProcesses, WaitAborted, waitUntil } from "../../../support/processes.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../../support/redis.js";
+import { type RoleProcess, spawnRole } from "../../../support/role-process.js";
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
+type Json = any;
+
+/** The people of organisation `acme` the tests act as, each a person of their own. */
+const PEOPLE = { integrator: "integrator", approver: "approver", approver2: "approver" } as const;
+export type Person = keyof typeof PEOPLE;
+
+/** Anvil key of the organisation's paying wallet (signer `payer`). */
+const PAYER_KEY = ANVIL_KEYS[4];
+
+/**
+ * The deployment on one anvil, on a database and Redis prefix of the file's own: the real runner
+ * role (workers/main.ts, the release's application) as a child process, the one a test kills;
+ * the Platform API and the Ledger Index's live tail and catch-up in this process; the signer
+ * `payer` of organisation `acme`, and API keys of its people.
+ */
+export interface CorporateWorld {
+  /** Resolves once the first runner is ready. */
+  ready: Promise<void>;
+  anvil: Anvil;
+  db: TestDatabase;
+  payer: Address;
+  runner(): RoleProcess;
+  /** Starts a runner (after the previous one was killed) and waits until it is ready. */
+  startRunner(): Promise<RoleProcess>;
+  call(person: Person, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }>;
+  /** Polls GET /v1/executions/{id} until `predicate` holds. */
+  waitFor(id: string, predicate: (e: Json) => boolean, what: string, timeoutMs?: number): Promise<Json>;
+  stop(): Promise<void>;
+}
+
+export async function startCorporateWorld(file: string): Promise<CorporateWorld> {
+  const [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
+  const prefix = testRedisPrefix(file);
+  const dir = mkdtempSync(path.join(tmpdir(), "tenor-corporate-"));
+  const configFile = path.join(dir, "config.json");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      durable: {
+        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
+        sweep: { intervalMs: 500, graceMs: 1_000 },
+        sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 },
+      },
+      api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+      indexer: { pollIntervalMs: 100, batchBlocks: 50, rangeBlocks: 200, leaseMs: 5000 },
+      chains: [
+        {
+          id: anvil.chainId,
+          name: "anvil",
+          rpcUrls: [anvil.url],
+          finality: { depth: 1 },
+          confirmationWatcher: { intervalMs: 50 },
+        },
+      ],
+      signers: [{ id: "payer", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER_KEY" } }],
+    }),
+  );
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl(),
+    TENOR_REDIS_PREFIX: prefix,
+    TENOR_CONFIG: configFile,
+    TENOR_LOG_LEVEL: "warn",
+    CA_PAYER_KEY: PAYER_KEY,
+  };
+  const config = loadConfig({ env });
+  const logger = createLogger({ level: "error" });
+  const roles: RoleProcess[] = [];
+  let runner: RoleProcess | undefined;
+  const startRunner = async () => {
+    const port = await freePort();
+    const started = spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_RUNNER_HEALTH_PORT: String(port) });
+    roles.push(started);
+    runner = started;
+    await waitUntil(
+      "the runner ready",
+      async () => {
+        if (started.child.exitCode !== null || started.child.signalCode !== null) {
+          throw new WaitAborted(`the runner exited:\n${started.output()}`);
+        }
+        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
+      },
+      { timeoutMs: 90_000 },
+    );
+    return started;
+  };
+  const booting = startRunner();
+  // The Platform API and the Ledger Index run in this process (the runner is the process killed).
+  const redis = createRedisConnection(config.redisUrl, "producer");
+  const platform = createPlatformApi({
+    settings: config.api,
+    pool: db.pool,
+    redis,
+    prefix,
+    registry: new WorkflowRegistry(ALL_WORKFLOWS),
+    logger,
+    readiness: {},
+    health: { draining: false },
+  });
+  const server = platform.app.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const indexer = await startIndexer(db, anvil, config, logger);
+  // Seeding the chain can go on while the runner boots; `ready` says when it has.
+  booting.catch(() => undefined);
+  const apiKeys = new PgApiKeys(db.pool);
+  const keys = {} as Record<Person, string>;
+  for (const [person, role] of Object.entries(PEOPLE) as [Person, "integrator" | "approver"][]) {
+    keys[person] = (await issueApiKey(apiKeys, { orgId: "acme", role, subject: person, name: person })).key;
+  }
+  const call: CorporateWorld["call"] = async (person, method, urlPath, body) => {
+    const res = await fetch(`${base}${urlPath}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${keys[person]}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  return {
+    ready: booting.then(() => undefined),
+    anvil,
+    db,
+    payer: privateKeyToAccount(PAYER_KEY).address,
+    runner: () => runner as RoleProcess,
+    startRunner,
+    call,
+    waitFor: (id, predicate, what, timeoutMs = 120_000) =>
+      waitUntil(
+        what,
+        async () => {
+          const { body } = await call("integrator", "GET", `/v1/executions/${id}`);
+          if (body.status === "failed" && !predicate(body))
+            throw new Error(`failed: ${JSON.stringify(body.failure ?? body)}`);
+          return predicate(body) ? body : undefined;
+        },
+        { timeoutMs, intervalMs: 200 },
+      ),
+    async stop() {
+      for (const role of roles) role.kill("SIGKILL");
+      await Promise.all(roles.map((r) => r.exited));
+      await killAllProcesses();
+      await indexer.stop();
+      await new Promise((resolve) => server.close(resolve));
+      await platform.close();
+      redis.disconnect();
+      await deleteRedisPrefix(prefix).catch(() => undefined);
+      await db.drop();
+      await anvil.stop();
+    },
+  };
+}
+
+/** The token owner's wallet (anvil key 0): deploys and mints the test tokens. */
+function ownerWallet(anvil: Anvil) {
+  return createWalletClient({
+    account: privateKeyToAccount(ANVIL_KEYS[0]),
+    chain: { ...foundry, id: anvil.chainId },
+    transport: http(anvil.url),
+  });
+}
+
+/** Deploys a TestToken owned by anvil key 0; returns its lowercase address and deployment block. */
+export async function deployTestToken(anvil: Anvil, symbol: string, decimals: number) {
+  const hash = await ownerWallet(anvil).deployContract({
+    abi: TestToken.abi,
+    bytecode: TestToken.bytecode,
+    args: [symbol, symbol, decimals],
+  });
+  const receipt = await anvil.public.waitForTransactionReceipt({ hash });
+  return { token: (receipt.contractAddress as Address).toLowerCase() as Address, block: receipt.blockNumber };
+}
+
+/** Mints to many holders, 200 per transaction (one block each with automine). */
+export async function mintMany(
+  anvil: Anvil,
+  token: Address,
+  holders: readonly Address[],
+  amounts: readonly bigint[],
+) {
+  const wallet = ownerWallet(anvil);
+  for (let i = 0; i < holders.length; i += 200) {
+    const hash = await wallet.writeContract({
+      address: token,
+      abi: TestToken.abi,
+      functionName: "mintBatch",
+      args: [holders.slice(i, i + 200), amounts.slice(i, i + 200)],
+    });
+    const receipt = await anvil.public.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`mintBatch ${i} reverted`);
+  }
+}
+
+/** `count` distinct holder addresses, the same on every run (lowercase). */
+export function holderAddresses(count: number): Address[] {
+  return Array.from({ length: count }, (_, i) => `0x${keccak256(toHex(`holder:${i}`)).slice(26)}` as Address);
+}
+
+/** A transfer of `token` signed by anvil key `key` (sender must hold it). */
+export async function transferFrom(anvil: Anvil, key: Hex, token: Address, to: Address, value: bigint) {
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(key),
+    chain: { ...foundry, id: anvil.chainId },
+    transport: http(anvil.url),
+  });
+  const hash = await wallet.writeContract({
+    address: token,
+    abi: TestToken.abi,
+    functionName: "transfer",
+    args: [to, value],
+  });
+  return anvil.public.waitForTransactionReceipt({ hash });
+}
+
+/** The Ledger Index of the chain in this process: its live tail on the chain's shard, and catch-up. */
+async function startIndexer(db: TestDatabase, anvil: Anvil, config: TenorConfig, logger: Logger) {
+  const shardCount = config.durable.sharding.shardCount;
+  const indexer = new LedgerIndexer({
+    pool: db.pool,
+    chains: new ChainClients(config),
+    shardCount,
+    settings: config.indexer,
+    replicaId: "test-indexer",
+    logger,
+  });
+  const shard = shardOf(chainShardKey(anvil.chainId), shardCount);
+  const client = await db.pool.connect();
+  const epoch = await bumpOwnerEpoch(client, "indexer", shard, "test-indexer", 2_000).finally(() =>
+    client.release(),
+  );
+  const owned = new AbortController();
+  indexer.work.start({ domain: "indexer", shard, epoch, signal: owned.signal });
+  const catchUp = indexer.startCatchUp();
+  return {
+    async stop() {
+      owned.abort();
+      await indexer.work.stop(shard, "stopping");
+      await catchUp.stop();
+    },
+  };
+}
