@@ -220,10 +220,11 @@ export const configSchema = z
          * `max_prepared_statements`): every statement is then sent unnamed.
          */
         namedStatements: z
-          .union([
-            z.boolean(),
-            z.enum(["true", "false"], "must be true or false").transform((v) => v === "true"),
-          ])
+          .preprocess(
+            (v) => (typeof v === "boolean" ? String(v) : v),
+            z.enum(["true", "false"], "must be true or false"),
+          )
+          .transform((v) => v === "true")
           .default(true),
       })
       .strict()
