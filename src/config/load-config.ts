@@ -15,6 +15,8 @@ export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
   TENOR_RUNNER_HEALTH_PORT: "runner.healthPort",
   TENOR_INDEXER_HEALTH_PORT: "indexer.healthPort",
   TENOR_DATABASE_POOL_MAX: "database.poolMax",
+  TENOR_DATABASE_SESSION_URL: "database.sessionUrl",
+  TENOR_DATABASE_NAMED_STATEMENTS: "database.namedStatements",
   TENOR_STARTUP_RELAUNCH_BUDGET_MS: "startup.relaunchBudgetMs",
 });
 

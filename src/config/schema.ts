@@ -207,9 +207,29 @@ export const configSchema = z
           .min(1, "1 ≤ v ≤ 1000")
           .max(1_000, "1 ≤ v ≤ 1000")
           .default(20),
+        /**
+         * PostgreSQL URL of the reserved sessions (TENOR_DATABASE_SESSION_URL): shard ownership and
+         * runner liveness hold session advisory locks on them, so they must reach PostgreSQL
+         * directly, never through a transaction-mode pooler. Unset: `databaseUrl`. Set it when
+         * `databaseUrl` points at PgBouncer in transaction mode (docs/performance.md, "PgBouncer").
+         */
+        sessionUrl: connectionUrl(["postgres", "postgresql"]).optional(),
+        /**
+         * The pools' hot-path statements are named prepared statements, parsed and planned once
+         * per connection (TENOR_DATABASE_NAMED_STATEMENTS, default true). Set false when the pools
+         * go through a transaction-mode PgBouncer older than 1.21 (or without
+         * `max_prepared_statements`): every statement is then sent unnamed.
+         */
+        namedStatements: z
+          .preprocess(
+            (v) => (typeof v === "boolean" ? String(v) : v),
+            z.enum(["true", "false"], "must be true or false"),
+          )
+          .transform((v) => v === "true")
+          .default(true),
       })
       .strict()
-      .default({ poolMax: 20 }),
+      .default({ poolMax: 20, namedStatements: true }),
     runner: z
       .object({ healthPort: port(3001) })
       .strict()

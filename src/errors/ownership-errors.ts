@@ -11,6 +11,12 @@ export const OWNERSHIP_ERRORS = {
   SHARD_EPOCH_BUSY: "SHARD_EPOCH_BUSY",
   /** A lock operation on the reserved connection did not finish within its deadline. */
   SHARD_LOCK_DEADLINE: "SHARD_LOCK_DEADLINE",
+  /**
+   * A reserved session (shard ownership, runner liveness) does not reach PostgreSQL as a session of
+   * its own: a pooler refused or dropped its startup options. Behind a transaction-mode PgBouncer
+   * its advisory locks would be shared with other clients. Not retryable: a configuration fix.
+   */
+  RESERVED_SESSION_POOLED: "RESERVED_SESSION_POOLED",
 } as const;
 
 export type OwnershipErrorCode = (typeof OWNERSHIP_ERRORS)[keyof typeof OWNERSHIP_ERRORS];

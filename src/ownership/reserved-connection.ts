@@ -1,5 +1,8 @@
 import pg from "pg";
-import { sessionBackendPid } from "../store/pg-shard-ownership.js";
+import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
+import { redactText } from "../errors/redact.js";
+import { TenorError } from "../errors/tenor-error.js";
+import { sessionBackendPid, sessionConnectionCheckIntervalMs } from "../store/pg-shard-ownership.js";
 
 export interface ReservedConnectionOptions {
   connectionString: string;
@@ -23,6 +26,9 @@ export interface ReservedConnection {
   destroy(): void;
 }
 
+/** `client_connection_check_interval` the startup options ask for; read back to prove they arrived. */
+const CONNECTION_CHECK_INTERVAL_MS = 1_000;
+
 /**
  * Session settings of the reserved connection, passed as startup options so they hold from the
  * first query (PostgreSQL ≥ 14):
@@ -43,7 +49,7 @@ export function reservedSessionOptions(deadPeerMs: number): string {
     `tcp_keepalives_idle=${idleSeconds}`,
     "tcp_keepalives_interval=1",
     "tcp_keepalives_count=3",
-    "client_connection_check_interval=1000",
+    `client_connection_check_interval=${CONNECTION_CHECK_INTERVAL_MS}`,
     "idle_session_timeout=0",
     "idle_in_transaction_session_timeout=0",
     "statement_timeout=0",
@@ -52,10 +58,17 @@ export function reservedSessionOptions(deadPeerMs: number): string {
     .join(" ");
 }
 
+/** PgBouncer's answer to a startup parameter it does not forward (08P01, before any query). */
+const POOLER_REFUSED_OPTIONS = /unsupported startup parameter/i;
+
 /**
  * Opens the one session-stable connection that holds a replica's shard locks. Never a pooled
  * connection, and never through a transaction-mode pooler (PgBouncer), which would hand the
- * session, and its locks, to someone else.
+ * session, and its locks, to someone else. Such a pooler is recognised by what it does to the
+ * startup options: PgBouncer refuses `options` ("unsupported startup parameter"), or drops it when
+ * told to ignore it, and then the settings asked for are not in force.
+ *
+ * @throws TenorError RESERVED_SESSION_POOLED (not retryable) when either happens.
  */
 export async function openReservedConnection(
   options: ReservedConnectionOptions,
@@ -78,9 +91,51 @@ export async function openReservedConnection(
   };
   try {
     await client.connect();
+    const checkIntervalMs = await sessionConnectionCheckIntervalMs(client);
+    if (checkIntervalMs !== CONNECTION_CHECK_INTERVAL_MS)
+      throw pooledSession(
+        options.connectionString,
+        `its startup options did not reach PostgreSQL (client_connection_check_interval is ${checkIntervalMs} ms, asked ${CONNECTION_CHECK_INTERVAL_MS})`,
+      );
     return { client, backendPid: await sessionBackendPid(client), destroy };
   } catch (error) {
     destroy();
+    if (error instanceof Error && POOLER_REFUSED_OPTIONS.test(error.message))
+      throw pooledSession(
+        options.connectionString,
+        `a pooler refused its startup options (${error.message})`,
+        error,
+      );
     throw error;
   }
+}
+
+function pooledSession(connectionString: string, what: string, cause?: unknown): TenorError {
+  return new TenorError(
+    OWNERSHIP_ERRORS.RESERVED_SESSION_POOLED,
+    `The reserved session at ${redactText(connectionString)} is not a PostgreSQL session of its own: ${what}. ` +
+      "A connection pooler in transaction mode would share its session advisory locks (shard ownership, " +
+      "runner liveness) with other clients. Point database.sessionUrl (TENOR_DATABASE_SESSION_URL) at " +
+      "PostgreSQL directly; the pools may keep DATABASE_URL on PgBouncer.",
+    { retryable: false, details: { setting: "database.sessionUrl" }, ...(cause ? { cause } : {}) },
+  );
+}
+
+/**
+ * Opens and closes one reserved session: a role that holds reserved sessions calls it at startup,
+ * so a session URL that goes through a pooler refuses the role before it takes any work.
+ *
+ * @throws TenorError RESERVED_SESSION_POOLED as {@link openReservedConnection}.
+ */
+export async function checkReservedSession(
+  connectionString: string,
+  connectTimeoutMs: number,
+): Promise<void> {
+  const session = await openReservedConnection({
+    connectionString,
+    applicationName: "tenor-session-check",
+    deadPeerMs: 10_000,
+    connectTimeoutMs,
+  });
+  await session.client.end().catch(() => session.destroy());
 }

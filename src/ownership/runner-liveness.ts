@@ -2,6 +2,7 @@ import { randomInt, randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import type { Redis } from "ioredis";
 import type { TenorConfig } from "../config/schema.js";
+import { reservedSessionUrl } from "../config/session-url.js";
 import type { Logger } from "../observability/logger.js";
 import {
   RunnerDirectory,
@@ -201,7 +202,7 @@ export async function startRunnerLiveness(options: {
 }): Promise<RunnerLiveness> {
   const { config } = options;
   const liveness = new RunnerLiveness({
-    connectionString: config.databaseUrl,
+    connectionString: reservedSessionUrl(config),
     redis: options.redis,
     prefix: config.redisPrefix,
     workers: options.workers,

@@ -2,7 +2,9 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
+import { reservedSessionUrl } from "../config/session-url.js";
 import { TenorError } from "../errors/tenor-error.js";
+import { checkReservedSession } from "../ownership/reserved-connection.js";
 import { POSTGRES_START_HINT } from "../store/migrations/migration-error.js";
 import { createPgPool, pingDatabase } from "../store/pg-pool.js";
 import { createRedisConnection, redactUrl } from "../transport/redis-connection.js";
@@ -28,6 +30,7 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
   const pool = createPgPool(config.databaseUrl, {
     applicationName: `tenor-${role}`,
     max: config.database.poolMax,
+    namedStatements: config.database.namedStatements,
   });
   try {
     await pingDatabase(pool);
@@ -38,6 +41,21 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
       `PostgreSQL at ${redactUrl(config.databaseUrl)} is unreachable (${(error as Error).message}). ${POSTGRES_START_HINT}`,
       { retryable: true, details: { dependency: "postgresql" } },
     );
+  }
+  // Runners and indexers hold reserved sessions (advisory locks): refuse one that is pooled now,
+  // before the role takes any work, rather than warn at every liveness check and shard refresh.
+  if (role !== "api") {
+    try {
+      await checkReservedSession(reservedSessionUrl(config), 5_000);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      if (error instanceof TenorError) throw error;
+      throw new TenorError(
+        "DEPENDENCY_UNREACHABLE",
+        `PostgreSQL at ${redactUrl(reservedSessionUrl(config))} (reserved sessions) is unreachable (${(error as Error).message}). ${POSTGRES_START_HINT}`,
+        { retryable: true, details: { dependency: "postgresql" } },
+      );
+    }
   }
   const cluster = { cluster: config.redisCluster };
   const redis = createRedisConnection(config.redisUrl, "producer", cluster);

@@ -1,4 +1,5 @@
 import type { TenorConfig } from "../config/schema.js";
+import { reservedSessionUrl } from "../config/session-url.js";
 import type { Logger } from "../observability/logger.js";
 import type { ShardDomain } from "../ownership/shard-map.js";
 import { ShardOwner, type ShardWork } from "../ownership/shard-owner.js";
@@ -19,7 +20,7 @@ export async function startRoleShardOwner(options: {
 }): Promise<ShardOwner> {
   const { sharding } = options.config.durable;
   const owner = new ShardOwner({
-    connectionString: options.config.databaseUrl,
+    connectionString: reservedSessionUrl(options.config),
     pool: options.deps.pool,
     domain: options.domain,
     shardCount: sharding.shardCount,

@@ -1,10 +1,16 @@
 import pg from "pg";
+import { UnnamedStatementClient } from "./unnamed-statement-client.js";
 
 export interface PgPoolOptions {
   /** Most connections this process opens; priced against PostgreSQL's max_connections per role. */
   max?: number;
   /** Shown in pg_stat_activity, so an operator can tell the roles' connections apart. */
   applicationName: string;
+  /**
+   * Keep the named prepared statements of the hot path (default true). False sends every statement
+   * unnamed, for a transaction-mode pooler that does not track them (src/store/unnamed-statement-client.ts).
+   */
+  namedStatements?: boolean;
 }
 
 /**
@@ -20,6 +26,7 @@ export function createPgPool(connectionString: string, options: PgPoolOptions): 
     keepAliveInitialDelayMillis: 5_000,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    ...(options.namedStatements === false ? { Client: UnnamedStatementClient } : {}),
   });
   // A connection that dies while idle (server restart, pg_terminate_backend) emits here; the pool
   // drops it and the next query opens a fresh one. Without a listener the process would crash.

@@ -17,6 +17,18 @@ export async function sessionBackendPid(client: Queryable): Promise<number> {
   return rows[0]?.pid as number;
 }
 
+/**
+ * `client_connection_check_interval` of the session, in milliseconds: the reserved connection
+ * asks for 1000 in its startup options, so any other value means the options never reached
+ * PostgreSQL (a pooler dropped them).
+ */
+export async function sessionConnectionCheckIntervalMs(client: Queryable): Promise<number> {
+  const { rows } = await client.query<{ ms: number }>(
+    "SELECT setting::int AS ms FROM pg_settings WHERE name = 'client_connection_check_interval'",
+  );
+  return rows[0]?.ms ?? 0;
+}
+
 /** Ends another replica's reserved session (only one with this application name). */
 export async function terminateSession(pool: Pool, pid: number, applicationName: string): Promise<void> {
   await pool.query(

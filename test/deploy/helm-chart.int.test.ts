@@ -174,6 +174,41 @@ describe("helm/tenor", () => {
     expect(Number(secret!.metadata.annotations!["helm.sh/hook-weight"])).toBeLessThan(0);
   });
 
+  it("sends the reserved sessions and the migration Job to secrets.databaseSessionUrlKey, and can turn named statements off", async () => {
+    const defaults = await render();
+    for (const deployment of byKind(defaults, "Deployment")) {
+      const env = envOf(deployment.spec.template.spec.containers[0]);
+      expect(env.TENOR_DATABASE_SESSION_URL).toBeUndefined();
+      expect(env.TENOR_DATABASE_NAMED_STATEMENTS).toBeUndefined();
+    }
+    const file = valuesFile("pgbouncer", (v) => {
+      Object.assign(v.secrets as object, {
+        create: true,
+        databaseUrl: "postgresql://u@pgbouncer:6432/t",
+        redisUrl: "redis://r:6379",
+        databaseSessionUrlKey: "DATABASE_SESSION_URL",
+        databaseSessionUrl: "postgresql://u@db:5432/t",
+      });
+      Object.assign(v, { database: { namedStatements: false } });
+    });
+    const manifests = await render(file);
+    for (const deployment of byKind(manifests, "Deployment")) {
+      const env = envOf(deployment.spec.template.spec.containers[0]);
+      expect(env.DATABASE_URL.valueFrom.secretKeyRef.key).toBe("DATABASE_URL");
+      expect(env.TENOR_DATABASE_SESSION_URL.valueFrom.secretKeyRef).toEqual({
+        name: "tenor-connections",
+        key: "DATABASE_SESSION_URL",
+      });
+      expect(env.TENOR_DATABASE_NAMED_STATEMENTS.value).toBe("false");
+    }
+    const [job] = byKind(manifests, "Job");
+    expect(envOf(job!.spec.template.spec.containers[0]).DATABASE_URL.valueFrom.secretKeyRef.key).toBe(
+      "DATABASE_SESSION_URL",
+    );
+    const [secret] = byKind(manifests, "Secret");
+    expect(secret!.stringData).toMatchObject({ DATABASE_SESSION_URL: "postgresql://u@db:5432/t" });
+  });
+
   it("gives every role a PodDisruptionBudget and a Service that select its pods", async () => {
     const manifests = await render();
     for (const role of CHART_ROLES) {

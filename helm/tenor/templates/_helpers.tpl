@@ -92,4 +92,23 @@ more PostgreSQL connections than the server accepts.
     secretKeyRef:
       name: {{ .Values.secrets.existingSecret }}
       key: {{ .Values.secrets.redisUrlKey }}
+{{- if .Values.secrets.databaseSessionUrlKey }}
+- name: TENOR_DATABASE_SESSION_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.secrets.existingSecret }}
+      key: {{ .Values.secrets.databaseSessionUrlKey }}
+{{- end }}
+{{- end -}}
+
+{{- /*
+The migration Job's connection: the direct session URL when one is set, since the schema engine
+locks across statements and must not go through a transaction-mode PgBouncer; else DATABASE_URL.
+*/ -}}
+{{- define "tenor.migrationEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.secrets.existingSecret }}
+      key: {{ .Values.secrets.databaseSessionUrlKey | default .Values.secrets.databaseUrlKey }}
 {{- end -}}
