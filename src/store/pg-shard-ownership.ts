@@ -184,5 +184,13 @@ export async function recordSettingOnce(pool: Pool, key: string, value: number):
      LIMIT 1`,
     [key, value],
   );
-  return Number(rows[0]?.value);
+  if (rows.length > 0) return Number(rows[0]?.value);
+  // A concurrent first writer: our INSERT waited on its uncommitted row and then did nothing, but
+  // this statement's SELECT still reads the snapshot taken before that row committed, so it saw no
+  // row either. A second statement takes a new snapshot and reads what the other writer recorded.
+  const again = await pool.query<{ value: unknown }>("SELECT value FROM engine_settings WHERE key = $1", [
+    key,
+  ]);
+  if (again.rows.length === 0) throw new Error(`engine setting ${key} was neither recorded nor found`);
+  return Number(again.rows[0]?.value);
 }
