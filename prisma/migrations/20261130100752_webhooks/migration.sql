@@ -53,7 +53,7 @@ CREATE TABLE "webhook_receipts" (
     "delivery_id" UUID NOT NULL,
     "attempt" INTEGER NOT NULL,
     "started_at" TIMESTAMPTZ(3) NOT NULL,
-    "duration_ms" INTEGER NOT NULL,
+    "duration_ms" INTEGER,
     "status_code" INTEGER,
     "error" TEXT,
     "response" TEXT,
