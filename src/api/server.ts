@@ -17,6 +17,7 @@ import { buildOpenApiDocument } from "./openapi/document.js";
 import { platformRouter } from "./platform/platform-status.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
+import { webhooksRouter } from "./webhooks/routes.js";
 
 /**
  * The Platform API (README, "Platform API"). Composes the modules only: each module owns its
@@ -82,6 +83,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));
   app.use(chainsRouter(deps));
+  app.use(webhooksRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));
   return { app, close: board.close };

@@ -8,6 +8,7 @@ import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerResumeOpenApi } from "../executions/resume-route.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
+import { registerWebhooksOpenApi } from "../webhooks/openapi.js";
 import { problem } from "./common.js";
 
 /** The API's version in the document; bumped with a breaking change of any route. */
@@ -129,6 +130,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerPlatformOpenApi(registry);
   registerAuditOpenApi(registry);
   registerChainsOpenApi(registry);
+  registerWebhooksOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },
@@ -141,6 +143,10 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "health", description: "Liveness, readiness and this document." },
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
+      {
+        name: "webhooks",
+        description: "Webhook subscriptions, deliveries, dead letters (docs/webhooks.md).",
+      },
     ],
   });
   return document as unknown as Record<string, unknown>;
