@@ -50,7 +50,11 @@ export function urlRefusal(raw: string, allowPrivateAddresses: boolean): string 
   if (url.protocol !== "https:" && url.protocol !== "http:") return "must use http or https";
   if (url.username || url.password) return "must not carry credentials (use the signing secret)";
   if (allowPrivateAddresses) return null;
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  // A trailing dot names the same host (`localhost.`): judged without it.
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost"))
     return "must not name localhost (webhooks.allowPrivateAddresses is off)";
   if (isIP(host) !== 0 && isInternalAddress(host))

@@ -1,8 +1,12 @@
+import { lookup } from "node:dns/promises";
+import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import { PgWebhooks } from "../../src/store/pg-webhooks.js";
+import { isInternalAddress } from "../../src/webhooks/address-policy.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
+import { sendWebhook } from "../../src/webhooks/webhook-sender.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { insertExecution, setExecution, TEST_WEBHOOK_SETTINGS, until } from "./support.js";
@@ -175,5 +179,21 @@ describe("webhook delivery", () => {
     });
     expect((await deliveriesOf(id))[0]?.status).toBe("cancelled");
     receiver.answer = () => ({ status: 200 });
+  });
+
+  it("refuses at connect time a name that resolves to an internal address", async () => {
+    // This machine's own name resolves to a loopback or private address, yet is not a literal.
+    const name = hostname();
+    expect(isInternalAddress((await lookup(name)).address)).toBe(true);
+    const url = new URL(receiver.url);
+    const result = await sendWebhook({
+      url: `http://${name}:${url.port}/hooks`,
+      body: "{}",
+      headers: {},
+      timeoutMs: 2_000,
+      allowPrivateAddresses: false,
+    });
+    expect(result.statusCode).toBeNull();
+    expect(result.error).toMatch(/address refused: .* resolves to internal/);
   });
 });
