@@ -51,6 +51,8 @@ export interface ApiDeps {
   eventLoopLagMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
+  /** Webhook settings the routes need; absent: internal addresses are refused. */
+  webhooks?: { allowPrivateAddresses: boolean };
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
 }

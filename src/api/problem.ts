@@ -3,6 +3,7 @@ import { CHAIN_ERRORS } from "../chain/chain-error-codes.js";
 import { ENGINE_ERRORS } from "../engine/error-codes.js";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
+import { WEBHOOK_ERRORS } from "../errors/webhook-errors.js";
 import type { Logger } from "../observability/logger.js";
 import { API_ERRORS } from "./api-error-codes.js";
 
@@ -58,6 +59,9 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED]: 503,
   [API_ERRORS.EXECUTION_NOT_SUSPENDED]: 409,
   [API_ERRORS.EVIDENCE_SIGNING_DISABLED]: 503,
+  [WEBHOOK_ERRORS.WEBHOOK_SUBSCRIPTION_NOT_FOUND]: 404,
+  [WEBHOOK_ERRORS.WEBHOOK_DELIVERY_NOT_FOUND]: 404,
+  [WEBHOOK_ERRORS.WEBHOOK_DELIVERY_PENDING]: 409,
 };
 
 const TITLES: Readonly<Record<number, string>> = {

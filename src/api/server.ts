@@ -18,6 +18,7 @@ import { organisationsRouter } from "./organisations/router.js";
 import { platformRouter } from "./platform/platform-status.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
+import { webhooksRouter } from "./webhooks/routes.js";
 
 /**
  * The Platform API (README, "Platform API"). Composes the modules only: each module owns its
@@ -84,6 +85,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(auditRouter(deps));
   app.use(chainsRouter(deps));
   app.use(organisationsRouter(deps));
+  app.use(webhooksRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));
   return { app, close: board.close };

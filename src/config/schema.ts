@@ -471,6 +471,63 @@ export const configSchema = z
       .strict()
       .default({ abandonedDeploymentsIntervalMs: 60_000 }),
     /**
+     * Webhook delivery (docs/webhooks.md): the runners' dispatcher sends each pending delivery,
+     * retrying with exponential backoff and jitter, and dead-letters it after `maxAttempts`.
+     */
+    webhooks: z
+      .object({
+        /** Bound on one attempt (connect, send, answer), in ms; past it the attempt fails `timeout`. */
+        timeoutMs: intBetween(100, 60_000, 10_000),
+        /** Attempts per delivery before it is dead-lettered. */
+        maxAttempts: intBetween(1, 50, 8),
+        /** Backoff before retry n: a random delay in [0, min(maxMs, baseMs × 2^(n-1))] (full jitter). */
+        backoff: z
+          .object({
+            baseMs: intBetween(10, 3_600_000, 1_000),
+            maxMs: intBetween(10, 86_400_000, 3_600_000),
+          })
+          .strict()
+          .superRefine((v, ctx) => {
+            if (v.maxMs < v.baseMs)
+              ctx.addIssue({
+                code: "custom",
+                path: ["maxMs"],
+                input: v.maxMs,
+                message: `must be ≥ webhooks.backoff.baseMs (${v.baseMs})`,
+              });
+          })
+          .default({ baseMs: 1_000, maxMs: 3_600_000 }),
+        /**
+         * How old a signature's timestamp may be when a receiver checks it, in seconds (documented
+         * to receivers; the verification helper's default). Each attempt is signed afresh.
+         */
+        replayWindowSeconds: intBetween(30, 86_400, 300),
+        /** Deliveries one runner process sends at once. */
+        concurrency: intBetween(1, 256, 8),
+        /** How often an idle dispatcher looks for due deliveries, in ms. */
+        pollIntervalMs: intBetween(50, 60_000, 1_000),
+        /**
+         * Allow URLs whose host is or resolves to a loopback, private, link-local or otherwise
+         * internal address. Off by default (SSRF); tests and local development turn it on.
+         */
+        allowPrivateAddresses: z
+          .union([
+            z.boolean(),
+            z.enum(["true", "false"], "must be true or false").transform((v) => v === "true"),
+          ])
+          .default(false),
+      })
+      .strict()
+      .default({
+        timeoutMs: 10_000,
+        maxAttempts: 8,
+        backoff: { baseMs: 1_000, maxMs: 3_600_000 },
+        replayWindowSeconds: 300,
+        concurrency: 8,
+        pollIntervalMs: 1_000,
+        allowPrivateAddresses: false,
+      }),
+    /**
      * Evidence export (docs/console.md): `signingKey` names where the api reads the Ed25519 private
      * key (PKCS#8 PEM) that signs every export, `{ env: NAME }` or `{ file: /path }`. Unset: the
      * export answers 503 EVIDENCE_SIGNING_DISABLED.

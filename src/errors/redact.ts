@@ -4,6 +4,7 @@
  *  - a URL's password (`postgres://svc:S3cret@db` → `postgres://svc:[redacted]@db`),
  *  - an `Authorization`-style credential (`Bearer <x>`, `Basic <x>`),
  *  - a Tenor API key (`tnr_<base64url>`, see src/api/auth/api-key.ts),
+ *  - a webhook signing secret (`whsec_<base64url>`, see src/webhooks/signature.ts),
  *  - the value of any field whose name looks like a secret (password, token, connectionString, ...).
  */
 
@@ -19,13 +20,15 @@ export const SECRET_FIELD =
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)([^\s@/]+)@/gi;
 const AUTH_SCHEME = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
 const API_KEY = /\btnr_[A-Za-z0-9_-]{8,}/g;
+const WEBHOOK_SECRET = /\bwhsec_[A-Za-z0-9_-]{8,}/g;
 
-/** A string with URL passwords, Authorization credentials and API keys replaced by "[redacted]". */
+/** A string with URL passwords, Authorization credentials, API keys and webhook secrets replaced by "[redacted]". */
 export function redactText(text: string): string {
   return text
     .replace(URL_PASSWORD, `$1${REDACTED}@`)
     .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
-    .replace(API_KEY, `tnr_${REDACTED}`);
+    .replace(API_KEY, `tnr_${REDACTED}`)
+    .replace(WEBHOOK_SECRET, `whsec_${REDACTED}`);
 }
 
 const MAX_DEPTH = 8;

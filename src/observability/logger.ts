@@ -20,6 +20,7 @@ export const LOG_COMPONENTS = [
   "supervisor",
   "demo",
   "telemetry",
+  "webhooks",
 ] as const;
 export type LogComponent = (typeof LOG_COMPONENTS)[number];
 
@@ -40,6 +41,7 @@ export const LOG_CATEGORIES = [
   "dapi.retention",
   "dapi.indexer",
   "dapi.telemetry",
+  "dapi.webhooks",
 ] as const;
 export type LogCategory = (typeof LOG_CATEGORIES)[number];
 
@@ -62,6 +64,7 @@ export const CATEGORY_OF_COMPONENT: Readonly<Record<LogComponent, LogCategory>> 
   supervisor: "dapi.process",
   demo: "dapi.process",
   telemetry: "dapi.telemetry",
+  webhooks: "dapi.webhooks",
 };
 
 /** The category of a line: the one it names when that is in the list, else its component's. */

@@ -30,6 +30,7 @@ export async function startApiRole(
     admission: ctx.config.api.admission,
     chainIds: ctx.config.chains.map((chain) => chain.id),
     ...(evidenceKey ? { evidenceKey } : {}),
+    webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses },
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

@@ -38,6 +38,8 @@ export interface PlatformApiOptions {
   chainIds?: readonly number[];
   /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
   evidenceKey?: KeyObject;
+  /** `webhooks.allowPrivateAddresses` (the api role passes the configuration's); default off. */
+  webhooks?: { allowPrivateAddresses: boolean };
 }
 
 /**
@@ -80,6 +82,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
     chainIds: options.chainIds ?? [],
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
+    ...(options.webhooks ? { webhooks: options.webhooks } : {}),
   });
   return {
     app: api.app,

@@ -6,6 +6,7 @@ import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { assertNoEviction } from "../transport/redis-connection.js";
+import { startWebhookDispatcher } from "../webhooks/webhook-dispatcher.js";
 import type { Application } from "./application.js";
 import { createExecutionClient } from "./create-execution-client.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
@@ -71,9 +72,16 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
     schedules: (deps) => [...app.schedules(deps), ...chain.schedules],
     metrics: ctx.metrics,
   });
+  // Webhook delivery (docs/webhooks.md): every runner claims due deliveries from PostgreSQL.
+  const webhooks = startWebhookDispatcher({
+    pool: ctx.deps.pool,
+    settings: ctx.config.webhooks,
+    logger: ctx.logger,
+  });
   // A failure past this point must not leave workers running: startup may relaunch in process.
   const withWorkers = {
     async stop() {
+      await webhooks.stop();
       await chain.stop();
       await runtime.stop();
       await executions.close();

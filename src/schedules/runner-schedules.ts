@@ -16,6 +16,7 @@ import {
 } from "../store/retention/housekeeping-retention.js";
 import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-retention.js";
+import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 
@@ -91,6 +92,7 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
           scheduleRunRetentionPolicy(pool),
           keyedCommandRetentionPolicy(pool),
           replicaRetentionPolicy(pool),
+          webhookRetentionPolicy(pool),
           ...deps.retainedQueues().map((queue) => completedJobRetentionPolicy(queue, deps.redis)),
         ];
         const report = await runRetentionPass({

@@ -18,7 +18,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/store"],
   ["src/transport"],
   ["src/runtime"],
-  ["src/keyed", "src/ownership", "src/retention"],
+  ["src/keyed", "src/ownership", "src/retention", "src/webhooks"],
   ["src/schedules"],
   ["src/chain"],
   ["src/ledger-index"],

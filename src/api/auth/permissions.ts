@@ -19,6 +19,10 @@ export const PERMISSIONS = {
   resume: ["operator", "admin"],
   /** The signed evidence export of an execution (GET /v1/executions/{id}/evidence). */
   evidence: ["operator", "admin"],
+  /** The org's webhook subscriptions (never their secrets), deliveries and dead letters. */
+  webhooksRead: ["operator", "admin"],
+  /** Create and delete webhook subscriptions, redeliver, send a test delivery. */
+  webhooksManage: ["admin"],
   /** The org's audit trail (GET /v1/audit). */
   auditRead: ["operator", "admin"],
   /** The organisation's health; for platform keys, counts across organisations without execution ids. */

@@ -9,6 +9,7 @@ import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerResumeOpenApi } from "../executions/resume-route.js";
 import { registerOrganisationsOpenApi } from "../organisations/router.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
+import { registerWebhooksOpenApi } from "../webhooks/openapi.js";
 import { problem } from "./common.js";
 
 /** The API's version in the document; bumped with a breaking change of any route. */
@@ -131,6 +132,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerAuditOpenApi(registry);
   registerChainsOpenApi(registry);
   registerOrganisationsOpenApi(registry);
+  registerWebhooksOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },
@@ -144,6 +146,10 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
       { name: "organisations", description: "The organisation's system deployments." },
+      {
+        name: "webhooks",
+        description: "Webhook subscriptions, deliveries, dead letters (docs/webhooks.md).",
+      },
     ],
   });
   return document as unknown as Record<string, unknown>;

@@ -89,8 +89,30 @@ export class MigrationAdapterFactory implements SqlMigrationAwareDriverAdapterFa
 /** PrismaPg's pool parameter. adapter-pg bundles a newer @types/pg than the project's, same runtime pg. */
 type AdapterPool = Extract<ConstructorParameters<typeof PrismaPg>[0], { options: unknown }>;
 
-/** A PrismaPg adapter over a pool of catalog-compatible clients, which it ends on dispose. */
-function adapterFor(url: string): Promise<SqlDriverAdapter> {
+/** What adapter-pg's adapter holds (7.10.0): its pool and the converter of driver errors. */
+interface AdapterInternals {
+  client: { query(sql: string): Promise<unknown> };
+  onError(error: unknown): never;
+}
+
+/**
+ * A PrismaPg adapter over a pool of catalog-compatible clients, which it ends on dispose.
+ *
+ * Its `executeScript` sends a migration script as one simple query: adapter-pg (7.10.0) splits a
+ * script on every `;`, which cuts a PL/pgSQL function body (`$$ ... $$`, such as the webhook
+ * capture trigger's) into invalid pieces. PostgreSQL runs a multi-statement simple query itself,
+ * statement by statement, as the native schema engine sends it.
+ */
+async function adapterFor(url: string): Promise<SqlDriverAdapter> {
   const pool = catalogCompatiblePool(url) as unknown as AdapterPool;
-  return new PrismaPg(pool, { disposeExternalPool: true }).connect();
+  const adapter = await new PrismaPg(pool, { disposeExternalPool: true }).connect();
+  const internals = adapter as unknown as AdapterInternals;
+  adapter.executeScript = async (script: string) => {
+    try {
+      await internals.client.query(script);
+    } catch (error) {
+      internals.onError(error);
+    }
+  };
+  return adapter;
 }

@@ -17,14 +17,8 @@ export interface RetentionBatch {
  * `deleteBatch` until a batch comes back short, then `remaining`; it never deletes in one unbounded
  * transaction.
  *
- * Adding a policy is adding an object, not a mechanism. The webhook audit policy, when the webhook
- * tables land, is one more {@link pgRetentionPolicy} whose batch:
- * - selects events with `dispatch_settled_at < cutoff` (a null marker keeps the event), that are
- *   neither pending nor provisional and not test deliveries, `ORDER BY dispatch_settled_at LIMIT n
- *   FOR UPDATE SKIP LOCKED`;
- * - deletes their receipts, then their deliveries, then the events, in that order, in one
- *   statement or one transaction, and reports each count as a separate `deleted` entry;
- * - counts `remaining` with the same predicate.
+ * Adding a policy is adding an object, not a mechanism: webhook audit retention
+ * (src/store/retention/webhook-retention.ts) is one more {@link pgRetentionPolicy}.
  */
 export interface RetentionPolicy {
   readonly name: string;

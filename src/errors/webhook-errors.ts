@@ -1,0 +1,13 @@
+/** Stable codes of webhook delivery's errors (docs/webhooks.md). Never reworded once shipped. */
+export const WEBHOOK_ERRORS = Object.freeze({
+  /** A subscription URL that is not http(s), or names an address webhooks may not reach. */
+  WEBHOOK_URL_REFUSED: "WEBHOOK_URL_REFUSED",
+  /** No subscription of that id in the caller's organisation (or it was deleted). */
+  WEBHOOK_SUBSCRIPTION_NOT_FOUND: "WEBHOOK_SUBSCRIPTION_NOT_FOUND",
+  /** No delivery of that id in the caller's organisation. */
+  WEBHOOK_DELIVERY_NOT_FOUND: "WEBHOOK_DELIVERY_NOT_FOUND",
+  /** Redelivery asked of a delivery that is still pending (it will be attempted anyway). */
+  WEBHOOK_DELIVERY_PENDING: "WEBHOOK_DELIVERY_PENDING",
+  /** A `Tenor-Signature` header that is missing, malformed, too old or does not match the body. */
+  WEBHOOK_SIGNATURE_INVALID: "WEBHOOK_SIGNATURE_INVALID",
+});

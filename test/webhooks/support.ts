@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import type { Pool } from "pg";
+import type { WebhookSettings } from "../../src/webhooks/webhook-dispatcher.js";
+
+/** Fast dispatcher settings for tests: short timeout and backoff, loopback receivers allowed. */
+export const TEST_WEBHOOK_SETTINGS: WebhookSettings = {
+  timeoutMs: 400,
+  maxAttempts: 4,
+  backoff: { baseMs: 10, maxMs: 40 },
+  replayWindowSeconds: 300,
+  concurrency: 4,
+  pollIntervalMs: 50,
+  allowPrivateAddresses: true,
+};
+
+/** Inserts a running execution row of `orgId`; its status and progress are then changed by hand. */
+export async function insertExecution(
+  pool: Pool,
+  orgId: string,
+  workflow = "test.webhooks",
+): Promise<string> {
+  const id = randomUUID();
+  await pool.query(
+    `INSERT INTO executions (id, workflow, workflow_version, org_id, status, input)
+     VALUES ($1, $2, 1, $3, 'running', '{}')`,
+    [id, workflow, orgId],
+  );
+  return id;
+}
+
+/** Moves an execution as the engine's statements do (status, failure, progress). */
+export async function setExecution(
+  pool: Pool,
+  id: string,
+  change: { status?: string; progress?: Record<string, unknown>; failure?: Record<string, unknown> },
+): Promise<void> {
+  await pool.query(
+    `UPDATE executions SET status = COALESCE($2::"ExecutionStatus", status),
+            progress = COALESCE($3::jsonb, progress), failure = COALESCE($4::jsonb, failure)
+      WHERE id = $1`,
+    [
+      id,
+      change.status ?? null,
+      change.progress ? JSON.stringify(change.progress) : null,
+      change.failure ? JSON.stringify(change.failure) : null,
+    ],
+  );
+}
+
+/** Polls until `probe` is true; the failure names what it waited for. */
+export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
