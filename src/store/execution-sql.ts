@@ -134,6 +134,92 @@ export const SQL = {
     RETURNING ${SUMMARY_COLUMNS}`,
 
   /**
+   * The batched form of insertExecution (src/store/execution-creation.ts): many starts, one
+   * statement. Rows go in the order of (org, idempotency key, id), so two batches that share keys
+   * wait for each other instead of deadlocking. A row that conflicts (its id, or its org's
+   * idempotency key, taken before or earlier in the same batch) is skipped; its caller then reads
+   * the existing execution with findExistingMany.
+   */
+  insertExecutions: `
+    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for,
+                            traceparent)
+    SELECT id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input::jsonb, parent_id,
+           parent_position, CASE WHEN waiting_for IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus",
+           created_by, idempotency_expires_at, waiting_for::jsonb, traceparent
+    FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::uuid[], $10::int[], $11::uuid[], $12::timestamptz[], $13::text[], $14::text[])
+      AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input, parent_id,
+           parent_position, created_by, idempotency_expires_at, waiting_for, traceparent)
+    ORDER BY org_id, idempotency_key NULLS LAST, id
+    ON CONFLICT DO NOTHING
+    RETURNING ${SUMMARY_COLUMNS}`,
+
+  /**
+   * The batched form of insertChildExecution: each child is created only while its parent's turn
+   * ($11) is current, and inherits the parent's initiator.
+   */
+  insertChildExecutions: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
+                           $8::text[], $9::uuid[], $10::int[], $11::int[], $12::text[])
+        AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input, parent_id,
+             parent_position, parent_turn, traceparent)
+    ), fenced AS (
+      SELECT i.*, parent.created_by FROM input i
+      JOIN executions parent ON parent.id = i.parent_id AND parent.turn = i.parent_turn
+      FOR SHARE OF parent
+    )
+    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                            parent_id, parent_position, status, created_by, traceparent)
+    SELECT id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input::jsonb, parent_id,
+           parent_position, 'running', created_by, traceparent
+    FROM fenced ORDER BY id
+    ON CONFLICT DO NOTHING
+    RETURNING ${SUMMARY_COLUMNS}`,
+
+  /** The batched form of releaseExpiredIdempotencyKey: $1 orgs, $2 keys, pairwise. */
+  releaseExpiredIdempotencyKeys: `
+    UPDATE executions SET idempotency_key = NULL
+    WHERE (org_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+      AND idempotency_expires_at <= now()`,
+
+  /**
+   * The batched form of findExisting: for each (id, org, idempotency key) of $1..$3, the execution
+   * with that id or that org's key, numbered by its place in the input (`ord`, from 1).
+   */
+  findExistingMany: `
+    SELECT i.ord, found.* FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS i(id, org, idem, ord)
+    CROSS JOIN LATERAL (
+      SELECT ${SUMMARY_COLUMNS} FROM executions
+      WHERE executions.id = i.id OR (executions.org_id = i.org AND executions.idempotency_key = i.idem)
+      LIMIT 1
+    ) found`,
+
+  /** The batched form of summary. */
+  summaries: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = ANY($1::uuid[])`,
+
+  /**
+   * The batched form of resolveEntry: many positions of many executions, each written only while
+   * its turn holds. Rows are taken in (execution, position) order.
+   */
+  resolveEntries: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[])
+        AS t(execution_id, turn, position, state, result, error, seq)
+    ), fenced AS (
+      SELECT i.* FROM input i JOIN executions e ON e.id = i.execution_id AND e.turn = i.turn
+      ORDER BY i.execution_id, i.position
+      FOR SHARE OF e
+    )
+    UPDATE journal_entries j
+    SET state = f.state::"JournalState", result = f.result::jsonb, error = f.error::jsonb, turn = f.turn,
+        completed_at = now(), seq = f.seq
+    FROM fenced f
+    WHERE j.execution_id = f.execution_id AND j.position = f.position AND j.state = 'pending'
+    RETURNING j.execution_id, j.position`,
+
+  /**
    * An expired idempotency key is released before a start that names it: the old execution keeps
    * everything but the key, and the start creates a new one (README, "Idempotency").
    */
