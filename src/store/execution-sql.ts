@@ -135,8 +135,9 @@ export const SQL = {
 
   /**
    * The batched form of insertExecution (src/store/execution-creation.ts): many starts, one
-   * statement. Rows go in the order of (org, idempotency key, id), so two batches that share keys
-   * wait for each other instead of deadlocking. A row that conflicts (its id, or its org's
+   * statement. Rows go in the order of (org, idempotency key, call), so two batches that share keys
+   * wait for each other instead of deadlocking, and of two starts with one key in a batch the
+   * earlier call wins, as it would one after the other. A row that conflicts (its id, or its org's
    * idempotency key, taken before or earlier in the same batch) is skipped; its caller then reads
    * the existing execution with findExistingMany.
    */
@@ -149,9 +150,10 @@ export const SQL = {
            created_by, idempotency_expires_at, waiting_for::jsonb, traceparent
     FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
                 $9::uuid[], $10::int[], $11::uuid[], $12::timestamptz[], $13::text[], $14::text[])
-      AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input, parent_id,
-           parent_position, created_by, idempotency_expires_at, waiting_for, traceparent)
-    ORDER BY org_id, idempotency_key NULLS LAST, id
+      WITH ORDINALITY AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                           parent_id, parent_position, created_by, idempotency_expires_at, waiting_for, traceparent,
+                           ord)
+    ORDER BY org_id, idempotency_key NULLS LAST, ord
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
