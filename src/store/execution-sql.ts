@@ -239,9 +239,24 @@ export const SQL = {
   setProgress:
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
 
-  complete: closingPending(`
-    UPDATE executions SET status = 'completed', output = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`),
+  /**
+   * The batched form of complete: the completions of one tick ($1 ids, $2 turns, $3 outputs), each
+   * applied only while its turn holds, closing pending positions the same way. Returns the ids
+   * completed.
+   */
+  completeMany: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS t(id, turn, output)
+    ), ended AS (
+      UPDATE executions e
+      SET status = 'completed', output = i.output::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
+      FROM input i WHERE e.id = i.id AND e.turn = i.turn
+      RETURNING e.id
+    ), closed AS (
+      UPDATE journal_entries j SET state = 'cancelled', completed_at = now()
+      FROM ended WHERE j.execution_id = ended.id AND j.state = 'pending'
+    )
+    SELECT id FROM ended`,
 
   /** A cancellation is a failure with code CANCELLED: it closes pending positions the same way. */
   fail: closingPending(`

@@ -40,6 +40,8 @@ export class PgExecutionStore implements ExecutionStore {
   private readonly startCreations: TickBatcher<Creation, Created>;
   private readonly childCreations: TickBatcher<Creation, Created>;
   private readonly summaryLookups: TickBatcher<string, ExecutionSummary | null>;
+  /** Terminal completions; true: completed under this fence. */
+  private readonly completions: TickBatcher<{ fence: Fence; output: string | null }, boolean>;
   /** Resolutions of pending positions (a turn's children, timers, signals...); true: written. */
   private readonly resolutions: TickBatcher<{ fence: Fence; row: unknown[] }, boolean>;
 
@@ -55,6 +57,17 @@ export class PgExecutionStore implements ExecutionStore {
         const { rows } = await pool.query({ name: "tenor_summaries", text: SQL.summaries, values: [batch] });
         const byId = new Map(rows.map((row) => [row.id as string, toSummary(row)]));
         return batch.map((id) => ({ ok: true, value: byId.get(id) ?? null }));
+      }),
+    );
+    this.completions = new TickBatcher((items) =>
+      isolatingDataErrors(items, async (batch) => {
+        const { rows } = await pool.query({
+          name: "tenor_complete_many",
+          text: SQL.completeMany,
+          values: columnsOf(batch, ({ fence, output }) => [fence.executionId, fence.turn, output]),
+        });
+        const completed = new Set(rows.map((r) => r.id as string));
+        return batch.map(({ fence }) => ({ ok: true, value: completed.has(fence.executionId) }));
       }),
     );
     this.resolutions = new TickBatcher((items) =>
@@ -198,8 +211,10 @@ export class PgExecutionStore implements ExecutionStore {
     await this.fencedUpdate(fence, "progress", SQL.setProgress, [json(progress)]);
   }
 
+  /** Completions in the same turn of the event loop (concurrent executions) share one statement. */
   async complete(fence: Fence, output: unknown): Promise<void> {
-    await this.fencedUpdate(fence, "completion", SQL.complete, [json(output)]);
+    const completed = await this.completions.submit({ fence, output: json(output) });
+    if (!completed) throw new TurnFencedError(fence.executionId, fence.turn, "completion");
   }
 
   async fail(fence: Fence, failure: FailureRecord): Promise<void> {
