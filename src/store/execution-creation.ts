@@ -108,7 +108,7 @@ function childRow(creation: Creation): unknown[] {
   return [...commonRow(creation), creation.fence?.turn ?? null, creation.traceparent];
 }
 
-/** The columns both statements start with, in SQL.insertExecution's parameter order ($1..$10). */
+/** The columns both insert statements start with ($1..$10). */
 function commonRow({ execution: e }: Creation): unknown[] {
   return [
     e.id,

@@ -111,31 +111,8 @@ export const SQL = {
     RETURNING payload`,
 
   /**
-   * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
-   * (a keyed workflow starts `waiting` for its key; docs/keyed.md), $14: the traceparent.
-   */
-  insertExecution: `
-    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for,
-                            traceparent)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10,
-            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb,
-            $14)
-    ON CONFLICT DO NOTHING
-    RETURNING ${SUMMARY_COLUMNS}`,
-
-  /** $12: the traceparent. A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
-  insertChildExecution: `
-    INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
-                            parent_id, parent_position, status, created_by, traceparent)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by, $12
-    FROM (SELECT id, created_by FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
-    ON CONFLICT DO NOTHING
-    RETURNING ${SUMMARY_COLUMNS}`,
-
-  /**
-   * The batched form of insertExecution (src/store/execution-creation.ts): many starts, one
-   * statement. Rows go in the order of (org, idempotency key, call), so two batches that share keys
+   * Inserts the starts of one tick (src/store/execution-creation.ts) in one statement: a keyed
+   * workflow's start is created `waiting` for its key (docs/keyed.md), any other `running`. Rows go in the order of (org, idempotency key, call), so two batches that share keys
    * wait for each other instead of deadlocking, and of two starts with one key in a batch the
    * earlier call wins, as it would one after the other. A row that conflicts (its id, or its org's
    * idempotency key, taken before or earlier in the same batch) is skipped; its caller then reads
@@ -158,8 +135,9 @@ export const SQL = {
     RETURNING ${SUMMARY_COLUMNS}`,
 
   /**
-   * The batched form of insertChildExecution: each child is created only while its parent's turn
-   * ($11) is current, and inherits the parent's initiator.
+   * Inserts the children of one tick: each child is created only while its parent's turn ($11) is
+   * current, and inherits the parent's initiator (created_by), so the root's initiator cannot
+   * approve inside it.
    */
   insertChildExecutions: `
     WITH input AS (
@@ -180,14 +158,18 @@ export const SQL = {
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
-  /** The batched form of releaseExpiredIdempotencyKey: $1 orgs, $2 keys, pairwise. */
+  /**
+   * An expired idempotency key is released before a start that names it: the old execution keeps
+   * everything but the key, and the start creates a new one (README, "Idempotency"). $1 orgs, $2
+   * keys, pairwise.
+   */
   releaseExpiredIdempotencyKeys: `
     UPDATE executions SET idempotency_key = NULL
     WHERE (org_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
       AND idempotency_expires_at <= now()`,
 
   /**
-   * The batched form of findExisting: for each (id, org, idempotency key) of $1..$3, the execution
+   * For each (id, org, idempotency key) of $1..$3, the execution
    * with that id or that org's key, numbered by its place in the input (`ord`, from 1).
    */
   findExistingMany: `
@@ -198,7 +180,7 @@ export const SQL = {
       LIMIT 1
     ) found`,
 
-  /** The batched form of summary. */
+  /** The summaries of many executions (a turn's children). */
   summaries: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = ANY($1::uuid[])`,
 
   /**
@@ -220,21 +202,6 @@ export const SQL = {
     FROM fenced f
     WHERE j.execution_id = f.execution_id AND j.position = f.position AND j.state = 'pending'
     RETURNING j.execution_id, j.position`,
-
-  /**
-   * An expired idempotency key is released before a start that names it: the old execution keeps
-   * everything but the key, and the start creates a new one (README, "Idempotency").
-   */
-  releaseExpiredIdempotencyKey: `
-    UPDATE executions SET idempotency_key = NULL
-    WHERE org_id = $1 AND idempotency_key = $2 AND idempotency_expires_at <= now()`,
-
-  findExisting: `
-    SELECT ${SUMMARY_COLUMNS} FROM executions
-    WHERE id = $1 OR (org_id = $2 AND idempotency_key = $3)
-    LIMIT 1`,
-
-  summary: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = $1`,
 
   setProgress:
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
