@@ -81,6 +81,7 @@ export async function runChild<I, O>(
       },
     );
   }
+  await cursor.deps.hooks.beforeChildDispatch?.({ executionId: cursor.executionId, childId, position });
   await cursor.write("child dispatch", () =>
     cursor.deps.dispatcher.dispatchChild({ id: childId, workflow: workflow.name }, cursor.executionId),
   );

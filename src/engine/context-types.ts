@@ -78,6 +78,15 @@ export interface EngineHooks {
     position: number;
     durationMs: number;
   }): void | Promise<void>;
+  /**
+   * Runs after a child's row exists and before its job is added (the window a crash between the
+   * two leaves open, repaired by takeover and the sweep).
+   */
+  beforeChildDispatch?(info: {
+    executionId: string;
+    childId: string;
+    position: number;
+  }): void | Promise<void>;
   /** Runs once a turn holds its fence, before the body replays. Must not throw. */
   turnStarted?(info: { executionId: string; workflow: string }): void;
   /** Runs when a turn that held its fence ends (`error`: it threw), with its duration. Must not throw. */

@@ -2,6 +2,7 @@ import { type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
+import { type BatchOutcome, TickBatcher } from "../store/tick-batcher.js";
 import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "../transport/queue-names.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import { announceFinished } from "./execution-finished.js";
@@ -16,6 +17,13 @@ export interface ActivityJobData {
 /** Job payload: only the id. PostgreSQL holds everything else, so Redis never holds workflow data. */
 export interface ExecutionJobData {
   executionId: string;
+}
+
+/** One job add of the executions queue; its options always carry the job id. */
+interface JobAdd {
+  name: string;
+  data: ExecutionJobData;
+  opts: JobsOptions & { jobId: string };
 }
 
 /** Redis keeps finished jobs briefly; PostgreSQL keeps the truth (retention handles it). */
@@ -46,6 +54,7 @@ return 1
  */
 export class ExecutionQueue implements ChildDispatcher {
   readonly queue: Queue<ExecutionJobData>;
+  private readonly jobAdds = new TickBatcher<JobAdd, void>((adds) => this.addJobs(adds));
   private readonly activityQueues = new Map<string, Queue<ActivityJobData>>();
 
   constructor(
@@ -63,33 +72,61 @@ export class ExecutionQueue implements ChildDispatcher {
   /** Adds the execution's job unless it exists; `delayUntil` (epoch ms) parks it as a timer. */
   async enqueue(executionId: string, workflow: string, delayUntil?: number): Promise<void> {
     const delay = delayUntil === undefined ? 0 : Math.max(0, delayUntil - Date.now());
-    await this.queue.add(
-      workflow,
-      { executionId },
-      { ...BASE_JOB_OPTIONS, jobId: executionJobId(executionId), delay },
-    );
+    await this.jobAdds.submit({
+      name: workflow,
+      data: { executionId },
+      opts: { ...BASE_JOB_OPTIONS, jobId: executionJobId(executionId), delay },
+    });
   }
 
   /**
    * Adds a child's job linked to its parent's job, so the parent leaves waiting-children when it
    * finishes. `ignoreDependencyOnFailure` is the failure policy: a child job that fails in Redis
    * can never strand the parent (BullMQ #3362); the parent then reads the child's truth from
-   * PostgreSQL.
+   * PostgreSQL. The children a turn dispatches together leave in one pipeline.
    */
   async dispatchChild(child: { id: string; workflow: string }, parentExecutionId: string): Promise<void> {
-    const options: JobsOptions = {
-      ...BASE_JOB_OPTIONS,
-      jobId: executionJobId(child.id),
-      parent: { id: executionJobId(parentExecutionId), queue: this.queue.qualifiedName },
-      ignoreDependencyOnFailure: true,
-    };
+    await this.jobAdds.submit({
+      name: child.workflow,
+      data: { executionId: child.id },
+      opts: {
+        ...BASE_JOB_OPTIONS,
+        jobId: executionJobId(child.id),
+        parent: { id: executionJobId(parentExecutionId), queue: this.queue.qualifiedName },
+        ignoreDependencyOnFailure: true,
+      },
+    });
+  }
+
+  /**
+   * One pipeline of BullMQ adds for the jobs asked for in one turn of the event loop (starts,
+   * children, timers). A job whose add did not come back with its own id (BullMQ answers a missing
+   * parent with a negative code inside a pipeline) or a pipeline that failed is added again on
+   * its own: adds are idempotent by job id, so nothing is added twice.
+   */
+  private async addJobs(adds: readonly JobAdd[]): Promise<BatchOutcome<void>[]> {
+    const jobs = await this.queue.addBulk([...adds]).catch(() => null);
+    return Promise.all(
+      adds.map(async (add, i): Promise<BatchOutcome<void>> => {
+        if (jobs?.[i]?.id === add.opts.jobId) return { ok: true, value: undefined };
+        try {
+          await this.addOne(add);
+          return { ok: true, value: undefined };
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+  }
+
+  private async addOne(add: JobAdd): Promise<void> {
     try {
-      await this.queue.add(child.workflow, { executionId: child.id }, options);
+      await this.queue.add(add.name, add.data, add.opts);
     } catch (error) {
       // The parent's job is gone (Redis flushed): run the child unlinked; its completion wakes the parent.
-      if (!/Missing key for parent job/.test((error as Error).message)) throw error;
-      const { parent: _parent, ...unlinked } = options;
-      await this.queue.add(child.workflow, { executionId: child.id }, unlinked);
+      if (!add.opts.parent || !/Missing key for parent job/.test((error as Error).message)) throw error;
+      const { parent: _parent, ...unlinked } = add.opts;
+      await this.queue.add(add.name, add.data, unlinked);
     }
   }
 

@@ -111,49 +111,119 @@ export const SQL = {
     RETURNING payload`,
 
   /**
-   * $11: the starting API key, $12: when the idempotency key is released, $13: an initial wait
-   * (a keyed workflow starts `waiting` for its key; docs/keyed.md), $14: the traceparent.
+   * Inserts the starts of one tick (src/store/execution-creation.ts) in one statement: a keyed
+   * workflow's start is created `waiting` for its key (docs/keyed.md), any other `running`. Rows go in the order of (org, idempotency key, call), so two batches that share keys
+   * wait for each other instead of deadlocking, and of two starts with one key in a batch the
+   * earlier call wins, as it would one after the other. A row that conflicts (its id, or its org's
+   * idempotency key, taken before or earlier in the same batch) is skipped; its caller then reads
+   * the existing execution with findExistingMany.
    */
-  insertExecution: `
+  insertExecutions: `
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
                             parent_id, parent_position, status, created_by, idempotency_expires_at, waiting_for,
                             traceparent)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10,
-            CASE WHEN $13::jsonb IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus", $11, $12, $13::jsonb,
-            $14)
+    SELECT id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input::jsonb, parent_id,
+           parent_position, CASE WHEN waiting_for IS NULL THEN 'running' ELSE 'waiting' END::"ExecutionStatus",
+           created_by, idempotency_expires_at, waiting_for::jsonb, traceparent
+    FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                $9::uuid[], $10::int[], $11::uuid[], $12::timestamptz[], $13::text[], $14::text[])
+      WITH ORDINALITY AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
+                           parent_id, parent_position, created_by, idempotency_expires_at, waiting_for, traceparent,
+                           ord)
+    ORDER BY org_id, idempotency_key NULLS LAST, ord
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
-  /** $12: the traceparent. A child is created only while its parent's turn ($9, $11) is current; it inherits the initiator (created_by), so the root's initiator cannot approve inside it. */
-  insertChildExecution: `
+  /**
+   * Inserts the children of one tick: each child is created only while its parent's turn ($11) is
+   * current, and inherits the parent's initiator (created_by), so the root's initiator cannot
+   * approve inside it.
+   */
+  insertChildExecutions: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[],
+                           $8::text[], $9::uuid[], $10::int[], $11::int[], $12::text[])
+        AS t(id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input, parent_id,
+             parent_position, parent_turn, traceparent)
+    ), fenced AS (
+      SELECT i.*, parent.created_by FROM input i
+      JOIN executions parent ON parent.id = i.parent_id AND parent.turn = i.parent_turn
+      FOR SHARE OF parent
+    )
     INSERT INTO executions (id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input,
                             parent_id, parent_position, status, created_by, traceparent)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, 'running', parent.created_by, $12
-    FROM (SELECT id, created_by FROM executions WHERE id = $9 AND turn = $11 FOR SHARE) parent
+    SELECT id, workflow, workflow_version, org_id, key, idempotency_key, request_hash, input::jsonb, parent_id,
+           parent_position, 'running', created_by, traceparent
+    FROM fenced ORDER BY id
     ON CONFLICT DO NOTHING
     RETURNING ${SUMMARY_COLUMNS}`,
 
   /**
    * An expired idempotency key is released before a start that names it: the old execution keeps
-   * everything but the key, and the start creates a new one (README, "Idempotency").
+   * everything but the key, and the start creates a new one (README, "Idempotency"). $1 orgs, $2
+   * keys, pairwise.
    */
-  releaseExpiredIdempotencyKey: `
+  releaseExpiredIdempotencyKeys: `
     UPDATE executions SET idempotency_key = NULL
-    WHERE org_id = $1 AND idempotency_key = $2 AND idempotency_expires_at <= now()`,
+    WHERE (org_id, idempotency_key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+      AND idempotency_expires_at <= now()`,
 
-  findExisting: `
-    SELECT ${SUMMARY_COLUMNS} FROM executions
-    WHERE id = $1 OR (org_id = $2 AND idempotency_key = $3)
-    LIMIT 1`,
+  /**
+   * For each (id, org, idempotency key) of $1..$3, the execution
+   * with that id or that org's key, numbered by its place in the input (`ord`, from 1).
+   */
+  findExistingMany: `
+    SELECT i.ord, found.* FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS i(id, org, idem, ord)
+    CROSS JOIN LATERAL (
+      SELECT ${SUMMARY_COLUMNS} FROM executions
+      WHERE executions.id = i.id OR (executions.org_id = i.org AND executions.idempotency_key = i.idem)
+      LIMIT 1
+    ) found`,
 
-  summary: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = $1`,
+  /** The summaries of many executions (a turn's children). */
+  summaries: `SELECT ${SUMMARY_COLUMNS} FROM executions WHERE id = ANY($1::uuid[])`,
+
+  /**
+   * The batched form of resolveEntry: many positions of many executions, each written only while
+   * its turn holds. Rows are taken in (execution, position) order.
+   */
+  resolveEntries: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::text[], $5::text[], $6::text[], $7::int[])
+        AS t(execution_id, turn, position, state, result, error, seq)
+    ), fenced AS (
+      SELECT i.* FROM input i JOIN executions e ON e.id = i.execution_id AND e.turn = i.turn
+      ORDER BY i.execution_id, i.position
+      FOR SHARE OF e
+    )
+    UPDATE journal_entries j
+    SET state = f.state::"JournalState", result = f.result::jsonb, error = f.error::jsonb, turn = f.turn,
+        completed_at = now(), seq = f.seq
+    FROM fenced f
+    WHERE j.execution_id = f.execution_id AND j.position = f.position AND j.state = 'pending'
+    RETURNING j.execution_id, j.position`,
 
   setProgress:
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
 
-  complete: closingPending(`
-    UPDATE executions SET status = 'completed', output = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
-    WHERE id = $1 AND turn = $2 RETURNING id`),
+  /**
+   * The batched form of complete: the completions of one tick ($1 ids, $2 turns, $3 outputs), each
+   * applied only while its turn holds, closing pending positions the same way. Returns the ids
+   * completed.
+   */
+  completeMany: `
+    WITH input AS (
+      SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[]) AS t(id, turn, output)
+    ), ended AS (
+      UPDATE executions e
+      SET status = 'completed', output = i.output::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
+      FROM input i WHERE e.id = i.id AND e.turn = i.turn
+      RETURNING e.id
+    ), closed AS (
+      UPDATE journal_entries j SET state = 'cancelled', completed_at = now()
+      FROM ended WHERE j.execution_id = ended.id AND j.state = 'pending'
+    )
+    SELECT id FROM ended`,
 
   /** A cancellation is a failure with code CANCELLED: it closes pending positions the same way. */
   fail: closingPending(`

@@ -2,7 +2,6 @@ import type { Pool, PoolClient, QueryResult } from "pg";
 import type { FailureRecord } from "../engine/errors.js";
 import { TurnFencedError } from "../engine/errors.js";
 import type {
-  ExecutionStatus,
   ExecutionStore,
   ExecutionSummary,
   Fence,
@@ -11,10 +10,19 @@ import type {
   TurnStart,
   WaitDescriptor,
 } from "../engine/execution-store.js";
+import {
+  type Created,
+  type Creation,
+  columnsOf,
+  createChildren,
+  createStarts,
+  toSummary,
+} from "./execution-creation.js";
 import { SQL } from "./execution-sql.js";
 import { newExecutionTraceparent } from "./execution-trace.js";
 import { JournalBatcher } from "./journal-batcher.js";
 import { json } from "./json-param.js";
+import { isolatingDataErrors, TickBatcher } from "./tick-batcher.js";
 import { withTransaction } from "./with-transaction.js";
 
 /**
@@ -29,12 +37,50 @@ import { withTransaction } from "./with-transaction.js";
  */
 export class PgExecutionStore implements ExecutionStore {
   private readonly journalBatcher: JournalBatcher;
+  private readonly startCreations: TickBatcher<Creation, Created>;
+  private readonly childCreations: TickBatcher<Creation, Created>;
+  private readonly summaryLookups: TickBatcher<string, ExecutionSummary | null>;
+  /** Terminal completions; true: completed under this fence. */
+  private readonly completions: TickBatcher<{ fence: Fence; output: string | null }, boolean>;
+  /** Resolutions of pending positions (a turn's children, timers, signals...); true: written. */
+  private readonly resolutions: TickBatcher<{ fence: Fence; row: unknown[] }, boolean>;
 
   constructor(
     private readonly pool: Pool,
     options: { onJournalBatch?: (rows: number) => void } = {},
   ) {
     this.journalBatcher = new JournalBatcher(pool, options.onJournalBatch);
+    this.startCreations = new TickBatcher((items) => createStarts(pool, items));
+    this.childCreations = new TickBatcher((items) => createChildren(pool, items));
+    this.summaryLookups = new TickBatcher((ids) =>
+      isolatingDataErrors(ids, async (batch) => {
+        const { rows } = await pool.query({ name: "tenor_summaries", text: SQL.summaries, values: [batch] });
+        const byId = new Map(rows.map((row) => [row.id as string, toSummary(row)]));
+        return batch.map((id) => ({ ok: true, value: byId.get(id) ?? null }));
+      }),
+    );
+    this.completions = new TickBatcher((items) =>
+      isolatingDataErrors(items, async (batch) => {
+        const { rows } = await pool.query({
+          name: "tenor_complete_many",
+          text: SQL.completeMany,
+          values: columnsOf(batch, ({ fence, output }) => [fence.executionId, fence.turn, output]),
+        });
+        const completed = new Set(rows.map((r) => r.id as string));
+        return batch.map(({ fence }) => ({ ok: true, value: completed.has(fence.executionId) }));
+      }),
+    );
+    this.resolutions = new TickBatcher((items) =>
+      isolatingDataErrors(items, async (batch) => {
+        const { rows } = await pool.query({
+          name: "tenor_resolve_entries",
+          text: SQL.resolveEntries,
+          values: columnsOf(batch, (item) => item.row),
+        });
+        const written = new Set(rows.map((r) => `${r.execution_id}/${r.position}`));
+        return batch.map(({ row }) => ({ ok: true, value: written.has(`${row[0]}/${row[2]}`) }));
+      }),
+    );
   }
 
   async beginTurn(executionId: string): Promise<TurnStart | null> {
@@ -87,16 +133,11 @@ export class PgExecutionStore implements ExecutionStore {
     result: unknown,
     error: FailureRecord | null,
   ): Promise<void> {
-    const { rowCount } = await this.pool.query(SQL.resolveEntry, [
-      fence.executionId,
-      fence.turn,
-      position,
-      state,
-      json(result),
-      json(error),
-      seq,
-    ]);
-    if (rowCount === 1 || (await this.entryOfTurn(fence, position))?.state === state) return;
+    const written = await this.resolutions.submit({
+      fence,
+      row: [fence.executionId, fence.turn, position, state, json(result), json(error), seq],
+    });
+    if (written || (await this.entryOfTurn(fence, position))?.state === state) return;
     throw new TurnFencedError(fence.executionId, fence.turn, `resolution of position ${position}`);
   }
 
@@ -147,59 +188,33 @@ export class PgExecutionStore implements ExecutionStore {
     });
   }
 
+  /**
+   * Creations in the same turn of the event loop share one statement (src/store/execution-creation.ts):
+   * starts with starts, children with children. The trace context is taken here, in the caller's.
+   */
   async createExecution(
     execution: NewExecution,
     fence?: Fence,
   ): Promise<{ summary: ExecutionSummary; created: boolean }> {
-    const params = [
-      execution.id,
-      execution.workflow,
-      execution.workflowVersion,
-      execution.orgId,
-      execution.key,
-      execution.idempotencyKey,
-      execution.requestHash,
-      json(execution.input),
-      execution.parentId,
-      execution.parentPosition,
-    ];
-    if (!fence && execution.idempotencyKey !== null) {
-      await this.pool.query(SQL.releaseExpiredIdempotencyKey, [execution.orgId, execution.idempotencyKey]);
-    }
     const traceparent = newExecutionTraceparent(execution.workflow, execution.id);
-    const inserted = await (fence
-      ? this.pool.query(SQL.insertChildExecution, [...params, fence.turn, traceparent])
-      : this.pool.query(SQL.insertExecution, [
-          ...params,
-          execution.createdBy ?? null,
-          execution.idempotencyExpiresAt ?? null,
-          json(execution.waitingFor ?? null),
-          traceparent,
-        ]));
-    if (inserted.rows[0]) return { summary: toSummary(inserted.rows[0]), created: true };
-    const existing = await this.pool.query(SQL.findExisting, [
-      execution.id,
-      execution.orgId,
-      execution.idempotencyKey,
-    ]);
-    if (!existing.rows[0]) {
-      if (fence) throw new TurnFencedError(fence.executionId, fence.turn, `child execution ${execution.id}`);
-      throw new Error(`execution ${execution.id} neither inserted nor found`);
-    }
-    return { summary: toSummary(existing.rows[0]), created: false };
+    return fence
+      ? this.childCreations.submit({ execution, traceparent, fence })
+      : this.startCreations.submit({ execution, traceparent });
   }
 
+  /** Lookups in the same turn of the event loop (a turn's children) share one statement. */
   async getSummary(executionId: string): Promise<ExecutionSummary | null> {
-    const { rows } = await this.pool.query(SQL.summary, [executionId]);
-    return rows[0] ? toSummary(rows[0]) : null;
+    return this.summaryLookups.submit(executionId);
   }
 
   async setProgress(fence: Fence, progress: Record<string, unknown>): Promise<void> {
     await this.fencedUpdate(fence, "progress", SQL.setProgress, [json(progress)]);
   }
 
+  /** Completions in the same turn of the event loop (concurrent executions) share one statement. */
   async complete(fence: Fence, output: unknown): Promise<void> {
-    await this.fencedUpdate(fence, "completion", SQL.complete, [json(output)]);
+    const completed = await this.completions.submit({ fence, output: json(output) });
+    if (!completed) throw new TurnFencedError(fence.executionId, fence.turn, "completion");
   }
 
   async fail(fence: Fence, failure: FailureRecord): Promise<void> {
@@ -269,19 +284,5 @@ export function toEntry(raw: RawEntry): JournalEntry {
     attempts: raw.attempts,
     seq: raw.seq,
     cause: raw.cause,
-  };
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
-function toSummary(row: any): ExecutionSummary {
-  return {
-    id: row.id,
-    workflow: row.workflow,
-    orgId: row.org_id,
-    status: row.status as ExecutionStatus,
-    output: row.output,
-    failure: row.failure,
-    requestHash: row.request_hash,
-    parentId: row.parent_id,
   };
 }
