@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
@@ -85,6 +86,18 @@ describe("the indexer role", () => {
     expect(sampleValue(text, "tenor_ledger_indexed_height", chain)).toBeGreaterThanOrEqual(Number(head));
     expect(sampleValue(text, "tenor_ledger_head_height", chain)).toBeGreaterThanOrEqual(Number(head));
     expect(sampleValue(text, "tenor_ledger_last_reorg_depth", chain)).toBe(0);
+    expect(sampleValue(text, "tenor_ledger_lag_blocks", chain)).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(text, "tenor_ledger_lag_seconds", chain)).toBeGreaterThanOrEqual(0);
     expect(labelViolations(text)).toEqual([]);
+    // The same health the platform status and the blockchain-health schedule report, per chain.
+    const health = await new PgLedgerReads(db.pool).health();
+    expect(health).toEqual([
+      expect.objectContaining({ chainId: anvil.chainId, lastReorgDepth: 0, openRanges: 0 }),
+    ]);
+    const [row] = health;
+    expect(BigInt(row?.indexedHeight ?? "0")).toBeGreaterThanOrEqual(head);
+    expect(BigInt(row?.headHeight ?? "0") - BigInt(row?.indexedHeight ?? "0")).toBe(
+      BigInt(row?.lagBlocks ?? -1),
+    );
   });
 });
