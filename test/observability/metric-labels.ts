@@ -1,5 +1,6 @@
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { SCHEDULE_NAMES } from "../../src/schedules/schedule-definition.js";
+import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../workers/organisation-deployments-schedule.js";
 
 /**
  * The allow-list of Prometheus label values Tenor may export: every label name has a pattern, and
@@ -26,7 +27,8 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   route: /^(unmatched|\/admin\/queues|(\/([a-z][a-z0-9]*([._-][a-z][a-z0-9]*)*|:[A-Za-z]+))+)$/,
   queue: /^(executions|schedules|activity-[a-z0-9-]+)$/,
   state: oneOf([...JOB_STATES, ...EXECUTION_STATES, ...LANE_STATES]),
-  schedule: oneOf(Object.values(SCHEDULE_NAMES)),
+  // The runner's own schedules and the application's (a fixed set, named in code).
+  schedule: oneOf([...Object.values(SCHEDULE_NAMES), ORGANISATION_DEPLOYMENTS_SCHEDULE]),
   // Keyed spaces (entities, workflows), and V8 heap spaces of prom-client's default metrics.
   space: /^[a-z_]+$/,
   domain: oneOf(["runner", "indexer"]),

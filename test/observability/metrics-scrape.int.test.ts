@@ -64,10 +64,14 @@ afterAll(async () => {
 
 describe("/metrics", () => {
   it("reports a real run on every role with bounded labels only", async () => {
-    const demo = spawn(process.execPath, ["--import", "tsx", "scripts/demo.ts", "--symbol", "METR"], {
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const demo = spawn(
+      process.execPath,
+      ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "METR"],
+      {
+        env: { PATH: process.env.PATH ?? "", ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let out = "";
     demo.stdout.on("data", (c: Buffer) => (out += c.toString()));
     demo.stderr.on("data", (c: Buffer) => (out += c.toString()));

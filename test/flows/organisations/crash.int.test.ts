@@ -86,11 +86,7 @@ async function startRunner(crash?: { step: string; marker: string }) {
   const runner = spawnProcess(
     "organisation-runner",
     process.execPath,
-    [
-      "--import",
-      "tsx",
-      path.join(repoRoot, "test/flows/organisations/support/organisation-runner-process.ts"),
-    ],
+    ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
     {
       env: { ...env, ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}) },
     },

@@ -35,7 +35,7 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../../support/r
 
 /**
  * One test file's world for `identity.claim-batch`: a real anvil, a database and Redis prefix of
- * its own, real runner processes (support/claims-runner.ts) and the Platform API in this process
+ * its own, real runner processes (test/fixtures/chain-runner-process.ts) and the Platform API in this process
  * (supertest) with keys for organisation `acme` (whose signer `issuer` is anvil key 1) and
  * organisation `other`.
  */
@@ -200,7 +200,7 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
       const runner = spawnProcess(
         "claims-runner",
         process.execPath,
-        ["--import", "tsx", path.join(repoRoot, "test/flows/identity-claims/support/claims-runner.ts")],
+        ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
         {
           env: {
             ...env,
