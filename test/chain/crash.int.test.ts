@@ -1,22 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { type Hex, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient } from "../../src/engine/execution-client.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { createPgPool } from "../../src/store/pg-pool.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
-import { ANVIL_KEYS, type Anvil, startAnvil } from "../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, waitUntil } from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { ANVIL_KEYS, type Anvil } from "../support/anvil.js";
+import { waitUntil } from "../support/processes.js";
+import { type CrashWorld, startCrashWorld } from "./support/crash-world.js";
 
 /**
  * kill -9 of a real runner process between the work and the checkpoint of the signing and the
@@ -24,77 +15,29 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.j
  * transaction on the node.
  */
 
+let world: CrashWorld;
 let anvil: Anvil;
-let db: TestDatabase;
 let pool: Pool;
-let redis: Redis;
 let client: ExecutionClient;
-let closeClient: () => Promise<void>;
-let env: Record<string, string>;
 let dir: string;
-const prefix = testRedisPrefix(import.meta.url);
 const sender = privateKeyToAccount(ANVIL_KEYS[1]).address;
 const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  db = await createTestDatabase();
-  dir = mkdtempSync(path.join(tmpdir(), "tenor-chain-crash-"));
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-      },
-      chains: [
-        { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
-      ],
-      signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
-    }),
-  );
-  env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-    CRASH_SIGNER_KEY: ANVIL_KEYS[1],
-  };
-  pool = createPgPool(db.url, { applicationName: "chain-crash-test", max: 4 });
-  redis = createRedisConnection(redisUrl(), "producer");
-  const side = createExecutionClient({
-    pool,
-    redis,
-    prefix,
-    registry: new WorkflowRegistry([chainTransaction]),
-    logger: createLogger({ level: "error" }),
-  });
-  client = side.client;
-  closeClient = side.close;
+  world = await startCrashWorld({ file: import.meta.url, workflows: [chainTransaction] });
+  ({ anvil, pool, client, dir } = world);
 });
 
 afterAll(async () => {
-  await killAllProcesses();
-  await closeClient?.().catch(() => undefined);
-  await deleteRedisPrefix(prefix, redis).catch(() => undefined);
-  redis?.disconnect();
-  await pool?.end();
-  await db?.drop();
-  await anvil?.stop();
+  await world?.stop();
 });
 
-async function startRunner(crash?: { step: string; marker: string }) {
-  const runner = spawnProcess(
+function startRunner(crash?: { step: string; marker: string }) {
+  return world.startRunner(
     "chain-runner",
-    process.execPath,
-    ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
-    {
-      env: { ...env, ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}) },
-    },
+    "test/fixtures/chain-runner-process.ts",
+    crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {},
   );
-  await runner.waitFor(/"ready":true/, 60_000);
-  return runner;
 }
 
 describe("a runner killed inside the lifecycle", () => {

@@ -1,7 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,15 +5,9 @@ import { createAsset } from "../../../flows/assets/create-asset.js";
 import { AssetToken } from "../../../src/chain/contracts/artifacts.js";
 import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient, ExecutionView } from "../../../src/engine/execution-client.js";
-import { WorkflowRegistry } from "../../../src/engine/registry.js";
-import { createLogger } from "../../../src/observability/logger.js";
-import { createExecutionClient } from "../../../src/roles/create-execution-client.js";
-import { createPgPool } from "../../../src/store/pg-pool.js";
-import { createRedisConnection } from "../../../src/transport/redis-connection.js";
-import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, waitUntil } from "../../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+import { type CrashWorld, startCrashWorld } from "../../chain/support/crash-world.js";
+import type { Anvil } from "../../support/anvil.js";
+import { waitUntil } from "../../support/processes.js";
 import { assetsOf, bondTemplate, eventCounts, HOT, resolverForHot } from "./support/asset-world.js";
 
 /**
@@ -26,77 +16,32 @@ import { assetsOf, bondTemplate, eventCounts, HOT, resolverForHot } from "./supp
  * one token, one feed, one observation and one staleness bound, unpaused exactly once.
  */
 
+let world: CrashWorld;
 let anvil: Anvil;
-let db: TestDatabase;
 let pool: Pool;
-let redis: Redis;
 let client: ExecutionClient;
-let closeClient: () => Promise<void>;
-let env: Record<string, string>;
 let dir: string;
-const prefix = testRedisPrefix(import.meta.url);
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  db = await createTestDatabase();
-  dir = mkdtempSync(path.join(tmpdir(), "tenor-asset-crash-"));
-  const resolver = await resolverForHot(anvil);
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-      },
-      chains: [
-        { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
-      ],
-      signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
-      assetTemplates: [bondTemplate(anvil, resolver)],
-    }),
-  );
-  env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-    CRASH_SIGNER_KEY: ANVIL_KEYS[1],
-  };
-  pool = createPgPool(db.url, { applicationName: "asset-crash-test", max: 4 });
-  redis = createRedisConnection(redisUrl(), "producer");
-  const side = createExecutionClient({
-    pool,
-    redis,
-    prefix,
-    registry: new WorkflowRegistry([chainTransaction, createAsset]),
-    logger: createLogger({ level: "error" }),
+  world = await startCrashWorld({
+    file: import.meta.url,
+    workflows: [chainTransaction, createAsset],
+    config: async (node) => ({ assetTemplates: [bondTemplate(node, await resolverForHot(node))] }),
   });
-  client = side.client;
-  closeClient = side.close;
+  ({ anvil, pool, client, dir } = world);
 }, 60_000);
 
 afterAll(async () => {
-  await killAllProcesses();
-  await closeClient?.().catch(() => undefined);
-  await deleteRedisPrefix(prefix, redis).catch(() => undefined);
-  redis?.disconnect();
-  await pool?.end();
-  await db?.drop();
-  await anvil?.stop();
+  await world?.stop();
 });
 
 const PHASES = ["feed.create", "feed.observe", "feed.bound"];
 
-async function startRunner() {
-  const runner = spawnProcess(
-    "asset-runner",
-    process.execPath,
-    ["--import", "tsx", path.join(repoRoot, "test/fixtures/asset-runner-process.ts")],
-    { env: { ...env, CRASH_PHASES: PHASES.join(","), CRASH_DIR: dir } },
-  );
-  await runner.waitFor(/"ready":true/, 60_000);
-  return runner;
+function startRunner() {
+  return world.startRunner("asset-runner", "test/fixtures/asset-runner-process.ts", {
+    CRASH_PHASES: PHASES.join(","),
+    CRASH_DIR: dir,
+  });
 }
 
 const settled = (id: string) =>

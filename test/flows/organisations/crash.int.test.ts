@@ -1,21 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
 import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient, ExecutionView } from "../../../src/engine/execution-client.js";
-import { WorkflowRegistry } from "../../../src/engine/registry.js";
-import { createLogger } from "../../../src/observability/logger.js";
-import { createExecutionClient } from "../../../src/roles/create-execution-client.js";
-import { createPgPool } from "../../../src/store/pg-pool.js";
-import { createRedisConnection } from "../../../src/transport/redis-connection.js";
-import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, waitUntil } from "../../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+import { type CrashWorld, startCrashWorld } from "../../chain/support/crash-world.js";
+import type { Anvil } from "../../support/anvil.js";
+import { waitUntil } from "../../support/processes.js";
 
 /**
  * kill -9 of a real runner process after the settings step changed the indexing scope (the old
@@ -24,75 +15,30 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redi
  * removed once, the new one tracked once and recorded active.
  */
 
+let world: CrashWorld;
 let anvil: Anvil;
-let db: TestDatabase;
 let pool: Pool;
-let redis: Redis;
 let client: ExecutionClient;
-let closeClient: () => Promise<void>;
-let env: Record<string, string>;
 let dir: string;
-const prefix = testRedisPrefix(import.meta.url);
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  db = await createTestDatabase();
-  dir = mkdtempSync(path.join(tmpdir(), "tenor-organisation-crash-"));
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-      },
-      chains: [
-        { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
-      ],
-      signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
-    }),
-  );
-  env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-    CRASH_SIGNER_KEY: ANVIL_KEYS[1],
-  };
-  pool = createPgPool(db.url, { applicationName: "organisation-crash-test", max: 4 });
-  redis = createRedisConnection(redisUrl(), "producer");
-  const side = createExecutionClient({
-    pool,
-    redis,
-    prefix,
-    registry: new WorkflowRegistry([chainTransaction, deployOrganisationSystem]),
-    logger: createLogger({ level: "error" }),
+  world = await startCrashWorld({
+    file: import.meta.url,
+    workflows: [chainTransaction, deployOrganisationSystem],
   });
-  client = side.client;
-  closeClient = side.close;
+  ({ anvil, pool, client, dir } = world);
 });
 
 afterAll(async () => {
-  await killAllProcesses();
-  await closeClient?.().catch(() => undefined);
-  await deleteRedisPrefix(prefix, redis).catch(() => undefined);
-  redis?.disconnect();
-  await pool?.end();
-  await db?.drop();
-  await anvil?.stop();
+  await world?.stop();
 });
 
-async function startRunner(crash?: { step: string; marker: string }) {
-  const runner = spawnProcess(
+function startRunner(crash?: { step: string; marker: string }) {
+  return world.startRunner(
     "organisation-runner",
-    process.execPath,
-    ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
-    {
-      env: { ...env, ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}) },
-    },
+    "test/fixtures/chain-runner-process.ts",
+    crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {},
   );
-  await runner.waitFor(/"ready":true/, 60_000);
-  return runner;
 }
 
 async function deploy(): Promise<string> {

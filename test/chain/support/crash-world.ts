@@ -1,0 +1,102 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { Redis } from "ioredis";
+import type { Pool } from "pg";
+import type { ExecutionClient } from "../../../src/engine/execution-client.js";
+import { WorkflowRegistry } from "../../../src/engine/registry.js";
+import type { AnyWorkflow } from "../../../src/engine/workflow.js";
+import { createLogger } from "../../../src/observability/logger.js";
+import { createExecutionClient } from "../../../src/roles/create-execution-client.js";
+import { createPgPool } from "../../../src/store/pg-pool.js";
+import { createRedisConnection } from "../../../src/transport/redis-connection.js";
+import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
+import { killAllProcesses, repoRoot, spawnProcess, type TestProcess } from "../../support/processes.js";
+import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+
+/**
+ * One crash test file's world: a real anvil, the file's own database and Redis prefix, a
+ * configuration for runner processes (the anvil chain, the local signer `hot` of organisation
+ * `acme`, short lock and sweep windows so a killed runner's work moves quickly), and an execution
+ * client in the test process to start and read executions. The runners themselves are real
+ * processes the test spawns, kills and replaces (`startRunner`).
+ */
+export interface CrashWorld {
+  anvil: Anvil;
+  db: TestDatabase;
+  pool: Pool;
+  client: ExecutionClient;
+  /** A scratch directory for the configuration and the crash markers. */
+  dir: string;
+  /** Spawns `fixture` (a path from the repository root) with the world's environment plus `env`. */
+  startRunner(name: string, fixture: string, env?: Record<string, string>): Promise<TestProcess>;
+  stop(): Promise<void>;
+}
+
+export async function startCrashWorld(options: {
+  file: string;
+  /** Workflows the test process starts and reads (the runners register the whole application). */
+  workflows: readonly AnyWorkflow[];
+  /** More configuration for the runners, given the started anvil (asset templates, ...). */
+  config?: (anvil: Anvil) => Promise<Record<string, unknown>> | Record<string, unknown>;
+}): Promise<CrashWorld> {
+  const anvil = await startAnvil();
+  const db = await createTestDatabase();
+  const dir = mkdtempSync(path.join(tmpdir(), "tenor-crash-"));
+  const prefix = testRedisPrefix(options.file);
+  const configFile = path.join(dir, "config.yaml");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      durable: {
+        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
+        sweep: { intervalMs: 500, graceMs: 1_000 },
+      },
+      chains: [
+        { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
+      ],
+      signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
+      ...(await options.config?.(anvil)),
+    }),
+  );
+  const env = {
+    DATABASE_URL: db.url,
+    REDIS_URL: redisUrl(),
+    TENOR_REDIS_PREFIX: prefix,
+    TENOR_CONFIG: configFile,
+    CRASH_SIGNER_KEY: ANVIL_KEYS[1],
+  };
+  const pool = createPgPool(db.url, { applicationName: "crash-test", max: 4 });
+  const redis: Redis = createRedisConnection(redisUrl(), "producer");
+  const side = createExecutionClient({
+    pool,
+    redis,
+    prefix,
+    registry: new WorkflowRegistry(options.workflows),
+    logger: createLogger({ level: "error" }),
+  });
+  return {
+    anvil,
+    db,
+    pool,
+    client: side.client,
+    dir,
+    async startRunner(name, fixture, extra) {
+      const runner = spawnProcess(name, process.execPath, ["--import", "tsx", path.join(repoRoot, fixture)], {
+        env: { ...env, ...extra },
+      });
+      await runner.waitFor(/"ready":true/, 60_000);
+      return runner;
+    },
+    async stop() {
+      await killAllProcesses();
+      await side.close().catch(() => undefined);
+      await deleteRedisPrefix(prefix, redis).catch(() => undefined);
+      redis.disconnect();
+      await pool.end();
+      await db.drop();
+      await anvil.stop();
+    },
+  };
+}
