@@ -5,10 +5,7 @@
  * prints every status it passes through and its journal.
  * Usage: node --import tsx scripts/demo-approval.ts [--symbol TNR] [--reject]
  */
-import { issueApiKey } from "../src/api/auth/api-key.js";
-import { loadConfig } from "../src/config/load-config.js";
-import { PgApiKeys } from "../src/store/pg-api-keys.js";
-import { createPgPool } from "../src/store/pg-pool.js";
+import { demoClient } from "./demo-client.js";
 
 const args = process.argv.slice(2);
 const symbol = args.includes("--symbol")
@@ -16,45 +13,16 @@ const symbol = args.includes("--symbol")
   : `TNR${Date.now() % 100000}`;
 const reject = args.includes("--reject");
 
-const config = loadConfig({ env: process.env });
-const base = `http://127.0.0.1:${config.api.port}`;
-const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-demo", max: 2 });
-const keys = new PgApiKeys(pool);
-const issue = async (role: "integrator" | "approver" | "operator", name: string) =>
-  (await issueApiKey(keys, { orgId: "demo", role, name, subject: name })).key;
-const integrator = await issue("integrator", "demo-integrator");
-const approver = await issue("approver", "demo-approver");
-const operator = await issue("operator", "demo-operator");
-await pool.end();
+const { keys, call } = await demoClient();
+const integrator = keys.integrator;
+const approver = keys.approver;
+const operator = keys.operator;
 
 interface Wait {
   kind: string;
   name: string;
   until: string | null;
   details?: { paramsHash?: string; params?: unknown };
-}
-
-async function call(
-  method: string,
-  path: string,
-  key: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the demo prints what the API answers.
-  const json = (await res.json()) as any;
-  if (res.status >= 400)
-    throw new Error(`${method} ${path} answered ${res.status}: ${json.code}: ${json.detail}`);
-  return { status: res.status, json, location: res.headers.get("location") };
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);

@@ -6,48 +6,16 @@
  * journal. The organisation comes from the key; the body names only the template and the bond.
  * Usage: node --import tsx scripts/demo.ts [--symbol BND1] [--template demo-bond]
  */
-import { issueApiKey } from "../src/api/auth/api-key.js";
-import { loadConfig } from "../src/config/load-config.js";
-import { PgApiKeys } from "../src/store/pg-api-keys.js";
-import { createPgPool } from "../src/store/pg-pool.js";
+import { demoClient } from "./demo-client.js";
 
 const args = process.argv.slice(2);
 const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const symbol = option("--symbol") ?? `BND${Date.now() % 100000}`;
 const templateId = option("--template") ?? "demo-bond";
 
-const config = loadConfig({ env: process.env });
-const base = `http://127.0.0.1:${config.api.port}`;
-const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-demo", max: 2 });
-const keys = new PgApiKeys(pool);
-const issue = async (role: "integrator" | "operator", name: string) =>
-  (await issueApiKey(keys, { orgId: "demo", role, name, subject: name })).key;
-const integrator = await issue("integrator", "demo-integrator");
-const operator = await issue("operator", "demo-operator");
-await pool.end();
-
-async function call(
-  method: string,
-  path: string,
-  key: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  // biome-ignore lint/suspicious/noExplicitAny: the demo prints what the API answers.
-  const json = (await res.json()) as any;
-  if (res.status >= 400)
-    throw new Error(`${method} ${path} answered ${res.status}: ${json.code}: ${json.detail}`);
-  return { status: res.status, json, location: res.headers.get("location") };
-}
+const { keys, call } = await demoClient();
+const integrator = keys.integrator;
+const operator = keys.operator;
 
 interface Progress {
   phase?: string;
