@@ -17,7 +17,7 @@ try {
     prefix: env.prefix("fanout"),
   });
   await tenor.listenForCompletions();
-  for (let run = 0; run < 4; run++) {
+  for (let run = 0; run < Number(process.env.RUNS ?? 4); run++) {
     const began = performance.now();
     const { executionId, completedAt } = await tenor.run("bench.fanout-parent", { children: 100 });
     const { rows } = await tenor.pool.query(

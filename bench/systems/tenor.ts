@@ -1,4 +1,3 @@
-import { QueueEvents } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import { loadConfig } from "../../src/config/load-config.js";
@@ -8,8 +7,8 @@ import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
+import { finishedChannel } from "../../src/runtime/execution-finished.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
-import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { BENCH_WORKFLOWS } from "../workflows.js";
 
@@ -27,8 +26,8 @@ export interface TenorOptions {
 
 /**
  * Tenor wired exactly as the runner role wires it (product config defaults, the `pg` pool of
- * src/store, two Redis connections), in the benchmark process, plus a completion listener
- * (BullMQ QueueEvents: an execution's job completes after its terminal status is committed).
+ * src/store, two Redis connections), in the benchmark process, plus a completion listener on the
+ * runners' announcements of finished executions.
  */
 export class TenorSystem {
   readonly config: TenorConfig;
@@ -40,7 +39,7 @@ export class TenorSystem {
   private readonly workerRedis: Redis;
   private readonly closeClient: () => Promise<void>;
   private runtime: RunnerRuntime | null = null;
-  private events: QueueEvents | null = null;
+  private subscriber: Redis | null = null;
   private readonly waiters = new Map<string, (at: number) => void>();
   private readonly finishedEarly = new Map<string, number>();
 
@@ -86,22 +85,24 @@ export class TenorSystem {
     });
   }
 
-  /** Listens for job completions; call before {@link completion}. */
+  /**
+   * Listens for finished executions as a client of Tenor learns of them: the runner's
+   * announcement, published once the terminal status has committed (src/runtime/execution-finished.ts).
+   * Call before {@link run}.
+   */
   async listenForCompletions(): Promise<void> {
-    this.events = new QueueEvents(QUEUE_NAMES.executions, {
-      connection: { url: this.config.redisUrl } as never,
-      prefix: this.config.redisPrefix,
-    });
-    this.events.on("completed", ({ jobId }) => {
-      const waiter = this.waiters.get(jobId);
+    const subscriber = this.producerRedis.duplicate();
+    this.subscriber = subscriber;
+    subscriber.on("message", (_channel: string, executionId: string) => {
+      const waiter = this.waiters.get(executionId);
       if (!waiter) {
-        this.finishedEarly.set(jobId, performance.now());
+        this.finishedEarly.set(executionId, performance.now());
         return;
       }
-      this.waiters.delete(jobId);
+      this.waiters.delete(executionId);
       waiter(performance.now());
     });
-    await this.events.waitUntilReady();
+    await subscriber.subscribe(finishedChannel(this.config.redisPrefix));
   }
 
   /**
@@ -121,7 +122,7 @@ export class TenorSystem {
 
   async stop(): Promise<void> {
     await this.runtime?.stop().catch(() => undefined);
-    await this.events?.close().catch(() => undefined);
+    this.subscriber?.disconnect();
     await this.closeClient().catch(() => undefined);
     this.producerRedis.disconnect();
     this.workerRedis.disconnect();

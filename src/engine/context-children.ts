@@ -42,8 +42,11 @@ export async function runChild<I, O>(
     });
   }
   // Through `write` like every store call of a turn: a dropped connection retries, then suspends,
-  // and never reaches the body as if the workflow's own code had thrown.
-  let summary = await cursor.write("child lookup", () => cursor.deps.store.getSummary(childId));
+  // and never reaches the body as if the workflow's own code had thrown. A position new in this
+  // turn has no child yet (the child row follows its pending entry), so it is not looked up.
+  let summary = entry
+    ? await cursor.write("child lookup", () => cursor.deps.store.getSummary(childId))
+    : null;
   if (!summary) {
     const created = await cursor.write("child execution", () =>
       cursor.deps.store.createExecution(
@@ -81,10 +84,15 @@ export async function runChild<I, O>(
       },
     );
   }
-  await cursor.deps.hooks.beforeChildDispatch?.({ executionId: cursor.executionId, childId, position });
-  await cursor.write("child dispatch", () =>
-    cursor.deps.dispatcher.dispatchChild({ id: childId, workflow: workflow.name }, cursor.executionId),
-  );
+  // A child an earlier turn dispatched before parking cleanly has its job; only a turn after one
+  // that ended otherwise (a runner killed between the child's row and its job) dispatches it again.
+  // A job Redis lost since is the sweep's to add back (docs/engine.md, "Redis is not the ledger").
+  if (!entry || !cursor.deps.afterCleanPark) {
+    await cursor.deps.hooks.beforeChildDispatch?.({ executionId: cursor.executionId, childId, position });
+    await cursor.write("child dispatch", () =>
+      cursor.deps.dispatcher.dispatchChild({ id: childId, workflow: workflow.name }, cursor.executionId),
+    );
+  }
   cursor.stop.park({ kind: "child", name: workflow.name, position, details: { childId } }, null, {
     child: true,
   });

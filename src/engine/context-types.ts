@@ -101,6 +101,8 @@ export interface ContextDeps {
   dispatcher: ChildDispatcher;
   hooks: EngineHooks;
   clock: () => number;
+  /** See TurnStart.afterCleanPark: children dispatched by earlier turns are not dispatched again. */
+  afterCleanPark?: boolean;
   /** Monotonic time (performance.now()) at which the turn's fence was taken. */
   fenceConfirmedAt?: number;
   /**

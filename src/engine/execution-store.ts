@@ -75,6 +75,12 @@ export interface TurnStart {
   journal: JournalEntry[];
   /** Set when cancellation was requested: the turn ends the run `failed` with CANCELLED. */
   cancelRequestedAt?: Date | null;
+  /**
+   * True when the previous turn parked cleanly (status `waiting`): everything it dispatched had
+   * been handed to the queue before it parked. False after a turn that ended otherwise (a crash,
+   * a suspension), whose dispatches may not have left.
+   */
+  afterCleanPark?: boolean;
 }
 
 export interface NewExecution {

@@ -135,6 +135,7 @@ export class TurnRunner {
       fence,
       orgId: start.orgId,
       journal: start.journal,
+      afterCleanPark: start.afterCleanPark === true,
       store,
       dispatcher: this.deps.dispatcher,
       hooks: this.deps.hooks ?? {},

@@ -34,17 +34,25 @@ const BASE_JOB_OPTIONS: JobsOptions = {
 };
 
 /**
- * KEYS: waiting-children, wait, meta, active, marker, events; ARGV: job id. Mirrors BullMQ 6's
- * moveParentToWait for a job without priority or delay (ours have neither once parked).
+ * A wake in one round trip. KEYS: waiting-children, wait, meta, active, marker, events, the job's
+ * hash, delayed; ARGV: job id. Answers "missing" (no job), "released" (it left waiting-children
+ * for wait, as BullMQ 6's moveParentToWait moves a job without priority or delay, which ours are
+ * once parked), "delayed" (the caller promotes it through BullMQ) or "left" (active or waiting:
+ * left alone). BullMQ has no API to release a parent before its children finish; the release
+ * keeps the pending children linked, so a later park waits for them again.
  */
-const RELEASE_WAITING_CHILDREN = `
-if redis.call("ZREM", KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call("RPUSH", KEYS[2], ARGV[1])
-local meta = redis.call("HMGET", KEYS[3], "paused", "concurrency")
-local maxed = meta[2] and redis.call("LLEN", KEYS[4]) >= tonumber(meta[2])
-if not meta[1] and not maxed then redis.call("ZADD", KEYS[5], 0, "0") end
-redis.call("XADD", KEYS[6], "*", "event", "waiting", "jobId", ARGV[1], "prev", "waiting-children")
-return 1
+const WAKE = `
+if redis.call("EXISTS", KEYS[7]) == 0 then return "missing" end
+if redis.call("ZREM", KEYS[1], ARGV[1]) == 1 then
+  redis.call("RPUSH", KEYS[2], ARGV[1])
+  local meta = redis.call("HMGET", KEYS[3], "paused", "concurrency")
+  local maxed = meta[2] and redis.call("LLEN", KEYS[4]) >= tonumber(meta[2])
+  if not meta[1] and not maxed then redis.call("ZADD", KEYS[5], 0, "0") end
+  redis.call("XADD", KEYS[6], "*", "event", "waiting", "jobId", ARGV[1], "prev", "waiting-children")
+  return "released"
+end
+if redis.call("ZSCORE", KEYS[8], ARGV[1]) then return "delayed" end
+return "left"
 `;
 
 /**
@@ -185,18 +193,17 @@ export class ExecutionQueue implements ChildDispatcher {
    */
   async wake(executionId: string, workflow = "wake"): Promise<void> {
     const jobId = executionJobId(executionId);
-    const job = await this.queue.getJob(jobId);
-    if (!job) {
+    const base = this.queue.qualifiedName;
+    const keys = ["waiting-children", "wait", "meta", "active", "marker", "events", jobId, "delayed"].map(
+      (k) => `${base}:${k}`,
+    );
+    const found = await this.connection.eval(WAKE, keys.length, ...keys, jobId);
+    if (found === "missing") {
       await this.enqueue(executionId, workflow);
       return;
     }
-    const state = await job.getState();
-    if (state === "waiting-children") {
-      await this.releaseFromWaitingChildren(jobId);
-      return;
-    }
-    if (state !== "delayed") return;
-    await job.promote().catch((error: Error) => {
+    if (found !== "delayed") return;
+    await (await this.queue.getJob(jobId))?.promote().catch((error: Error) => {
       // Raced with the timer or another wake: the job already moved, which is what we wanted.
       this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
     });
@@ -210,20 +217,6 @@ export class ExecutionQueue implements ChildDispatcher {
     await announceFinished(this.connection, this.prefix, executionId).catch((error: Error) =>
       this.logger.debug("could not announce a finished execution", { executionId, error: error.message }),
     );
-  }
-
-  /**
-   * BullMQ has no API to release a parent before its children finish; this is its own release
-   * (moveParentToWait) for one job, atomic in one script: a no-op when the job already left
-   * waiting-children. Its pending children stay linked, so a later park waits for them again.
-   */
-  private async releaseFromWaitingChildren(jobId: string): Promise<boolean> {
-    const base = this.queue.qualifiedName;
-    const keys = ["waiting-children", "wait", "meta", "active", "marker", "events"].map(
-      (k) => `${base}:${k}`,
-    );
-    const moved = await this.connection.eval(RELEASE_WAITING_CHILDREN, keys.length, ...keys, jobId);
-    return moved === 1;
   }
 
   async close(): Promise<void> {

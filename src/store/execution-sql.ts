@@ -26,26 +26,33 @@ function closingPending(terminalUpdate: string): string {
 
 export const SQL = {
   /**
-   * Takes the next turn (the fencing token). It waits for the row locks of a previous turn's
-   * writes in flight; the journal is read by the next statement, whose snapshot therefore holds
-   * every row those writes committed. One statement cannot do both: under READ COMMITTED a
-   * subquery on another table keeps the snapshot taken before the wait.
+   * Takes the next turn (the fencing token) of each execution of $1 (an id array: the turns that
+   * begin in one tick, a fan-out's children, share it). It waits for the row locks of a previous
+   * turn's writes in flight; the journal is read by the next statement, whose snapshot therefore
+   * holds every row those writes committed. One statement cannot do both: under READ COMMITTED a
+   * subquery on another table keeps the snapshot taken before the wait. Rows are locked in id
+   * order, so two batches that share executions wait for each other instead of deadlocking; a row
+   * that became terminal while its lock was awaited is re-checked and skipped. `previous_status`
+   * is the status the turn found: `waiting` means the last turn parked cleanly.
    */
-  beginTurn: `
-    UPDATE executions SET turn = turn + 1, status = 'running', updated_at = now()
-    WHERE id = $1 AND status NOT IN ('completed', 'failed')
-    RETURNING id, workflow, workflow_version, org_id, input, turn, recovery_attempts, suspended_since, parent_id, created_at,
-              cancel_requested_at`,
+  beginTurns: `
+    UPDATE executions e SET turn = e.turn + 1, status = 'running', updated_at = now()
+    FROM (SELECT id, status FROM executions WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')
+          ORDER BY id FOR UPDATE) taken
+    WHERE e.id = taken.id
+    RETURNING e.id, e.workflow, e.workflow_version, e.org_id, e.input, e.turn, e.recovery_attempts,
+              e.suspended_since, e.parent_id, e.created_at, e.cancel_requested_at, taken.status AS previous_status`,
 
   /**
-   * The whole journal of an execution, read right after beginTurn in the same round trip; empty
-   * when the turn was not taken (the execution is terminal or missing).
+   * The whole journals of the executions of $1 that beginTurns took, read right after it in the
+   * same round trip; none for an execution whose turn was not taken (terminal or missing).
    */
-  loadJournalIfTaken: `
-    SELECT position, kind, name, state, result, error, attempts, seq, cause
-    FROM journal_entries WHERE execution_id = $1
-      AND EXISTS (SELECT 1 FROM executions WHERE id = $1 AND status = 'running')
-    ORDER BY position`,
+  loadJournalsIfTaken: `
+    SELECT j.execution_id, j.position, j.kind, j.name, j.state, j.result, j.error, j.attempts, j.seq, j.cause
+    FROM journal_entries j
+    WHERE j.execution_id = ANY($1::uuid[])
+      AND EXISTS (SELECT 1 FROM executions x WHERE x.id = j.execution_id AND x.status = 'running')
+    ORDER BY j.execution_id, j.position`,
 
   /** The current fencing token: a runner that stalled compares it with its own before new work. */
   currentTurn: "SELECT turn FROM executions WHERE id = $1",

@@ -22,7 +22,7 @@ import { SQL } from "./execution-sql.js";
 import { newExecutionTraceparent } from "./execution-trace.js";
 import { JournalBatcher } from "./journal-batcher.js";
 import { json } from "./json-param.js";
-import { isolatingDataErrors, TickBatcher } from "./tick-batcher.js";
+import { type BatchOutcome, isolatingDataErrors, TickBatcher } from "./tick-batcher.js";
 import { withTransaction } from "./with-transaction.js";
 
 /**
@@ -37,6 +37,7 @@ import { withTransaction } from "./with-transaction.js";
  */
 export class PgExecutionStore implements ExecutionStore {
   private readonly journalBatcher: JournalBatcher;
+  private readonly turnStarts: TickBatcher<string, TurnStart | null>;
   private readonly startCreations: TickBatcher<Creation, Created>;
   private readonly childCreations: TickBatcher<Creation, Created>;
   private readonly summaryLookups: TickBatcher<string, ExecutionSummary | null>;
@@ -50,6 +51,7 @@ export class PgExecutionStore implements ExecutionStore {
     options: { onJournalBatch?: (rows: number) => void } = {},
   ) {
     this.journalBatcher = new JournalBatcher(pool, options.onJournalBatch);
+    this.turnStarts = new TickBatcher((ids) => this.beginTurns(ids));
     this.startCreations = new TickBatcher((items) => createStarts(pool, items));
     this.childCreations = new TickBatcher((items) => createChildren(pool, items));
     this.summaryLookups = new TickBatcher((ids) =>
@@ -83,31 +85,67 @@ export class PgExecutionStore implements ExecutionStore {
     );
   }
 
+  /**
+   * Turns that begin in the same tick (a fan-out's children, a batch of starts) share one round
+   * trip; a lone turn pays one round trip as before.
+   */
   async beginTurn(executionId: string): Promise<TurnStart | null> {
-    // One round trip, two statements: the simple protocol runs them in one implicit transaction
-    // and, under READ COMMITTED, the journal read takes its snapshot after the increment's wait
-    // (see SQL.beginTurn). The simple protocol takes no parameters: the id is checked to be a UUID.
     if (!UUID.test(executionId)) return null;
-    const results = (await this.pool.query(
-      `${SQL.beginTurn.replaceAll("$1", `'${executionId}'`)};
-       ${SQL.loadJournalIfTaken.replaceAll("$1", `'${executionId}'`)}`,
-    )) as unknown as [QueryResult, QueryResult];
-    const row = results[0].rows[0];
-    if (!row) return null;
-    const journal = results[1];
-    return {
-      fence: { executionId, turn: row.turn },
-      workflow: row.workflow,
-      workflowVersion: row.workflow_version,
-      orgId: row.org_id,
-      input: row.input,
-      parentId: row.parent_id,
-      recoveryAttempts: row.recovery_attempts,
-      suspendedSince: row.suspended_since,
-      createdAt: row.created_at,
-      journal: (journal.rows as RawEntry[]).map(toEntry),
-      cancelRequestedAt: row.cancel_requested_at,
-    };
+    return this.turnStarts.submit(executionId);
+  }
+
+  /**
+   * One round trip, two statements: the simple protocol runs them in one implicit transaction and,
+   * under READ COMMITTED, the journal read takes its snapshot after the increment's waits (see
+   * SQL.beginTurns). The simple protocol takes no parameters: every id was checked to be a UUID.
+   */
+  private async beginTurns(ids: readonly string[]): Promise<BatchOutcome<TurnStart | null>[]> {
+    const unique = [...new Set(ids)];
+    if (unique.length < ids.length) {
+      // Two processings of one execution in a batch (an abandoned one and its successor) must
+      // not share a turn: as one after the other, the later call takes the next turn.
+      const repeated = ids.flatMap((id, i) => (ids.indexOf(id) === i ? [] : [{ id, i }]));
+      const outcomes = await this.beginTurns(unique);
+      const byId = new Map(unique.map((id, i) => [id, outcomes[i] as BatchOutcome<TurnStart | null>]));
+      const again = await this.beginTurns(repeated.map((r) => r.id));
+      const result = ids.map((id) => byId.get(id) as BatchOutcome<TurnStart | null>);
+      repeated.forEach((r, k) => {
+        result[r.i] = again[k] as BatchOutcome<TurnStart | null>;
+      });
+      return result;
+    }
+    const [turnSql, journalSql] = [SQL.beginTurns, SQL.loadJournalsIfTaken].map((sql) =>
+      sql.replaceAll("$1", `'{${ids.join(",")}}'`),
+    );
+    const [turns, journals] = (await this.pool.query(`${turnSql};\n${journalSql}`)) as unknown as [
+      QueryResult,
+      QueryResult,
+    ];
+    const journalOf = new Map<string, JournalEntry[]>();
+    for (const raw of journals.rows as Array<RawEntry & { execution_id: string }>) {
+      const id = raw.execution_id;
+      const journal = journalOf.get(id);
+      if (journal) journal.push(toEntry(raw));
+      else journalOf.set(id, [toEntry(raw)]);
+    }
+    const started = new Map<string, TurnStart>();
+    for (const row of turns.rows) {
+      started.set(row.id, {
+        fence: { executionId: row.id, turn: row.turn },
+        workflow: row.workflow,
+        workflowVersion: row.workflow_version,
+        orgId: row.org_id,
+        input: row.input,
+        parentId: row.parent_id,
+        recoveryAttempts: row.recovery_attempts,
+        suspendedSince: row.suspended_since,
+        createdAt: row.created_at,
+        journal: journalOf.get(row.id) ?? [],
+        cancelRequestedAt: row.cancel_requested_at,
+        afterCleanPark: row.previous_status === "waiting",
+      });
+    }
+    return ids.map((id) => ({ ok: true, value: started.get(id) ?? null }));
   }
 
   async currentTurn(executionId: string): Promise<number | null> {

@@ -197,7 +197,7 @@ describe("fencing", () => {
 async function waitForLockWait(executionId: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
     const { rows } = await db.pool.query(
-      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE executions SET turn%'
+      `SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE executions e SET turn%'
          AND datname = current_database()`,
     );
     if (rows.length > 0) return;
