@@ -56,8 +56,36 @@ const fanout = defineWorkflow({
   },
 });
 
+const gated = defineWorkflow({
+  name: "test.batching.gated",
+  version: 1,
+  input: z.object({}),
+  output: z.object({ n: z.number().int() }),
+  async run(ctx) {
+    await ctx.waitForSignal("go", { schema: z.object({}) });
+    return { n: 100 };
+  },
+});
+
+const gatedFanout = defineWorkflow({
+  name: "test.batching.gated-fanout",
+  version: 1,
+  input: z.object({}),
+  output: z.object({ sum: z.number().int() }),
+  async run(ctx) {
+    const outputs = await Promise.all([
+      ctx.child(gated, {}),
+      ...Array.from({ length: 3 }, (_, n) => ctx.child(leaf, { n })),
+    ]);
+    return { sum: outputs.reduce((acc, o) => acc + o.n, 0) };
+  },
+});
+
 beforeAll(async () => {
-  h = await startEngineHarness({ file: import.meta.url, workflows: [noop, leaf, fanout] });
+  h = await startEngineHarness({
+    file: import.meta.url,
+    workflows: [noop, leaf, fanout, gated, gatedFanout],
+  });
   const original = h.pool.query.bind(h.pool) as (...args: unknown[]) => unknown;
   (h.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const first = args[0] as string | { name?: string; text: string };
@@ -164,5 +192,47 @@ describe("children a turn starts together", () => {
     expect(resolutions).toBeGreaterThanOrEqual(1);
     expect(resolutions).toBeLessThanOrEqual(rows[0].turns - 1);
     expect(resolutions).toBeLessThan(CHILDREN);
+    // The first turn does not look up children it is about to create; each later turn looks up
+    // the pending ones in one statement.
+    expect(countOf("tenor_summaries")).toBeLessThanOrEqual(rows[0].turns - 1);
   });
 });
+
+describe("a turn after a clean park", () => {
+  it("does not add the jobs of children an earlier turn dispatched", async () => {
+    const { executionId } = await client.start({ workflow: gatedFanout.name, input: {} });
+    // The three leaves finish and wake the parent: a later turn resolves them while the gated
+    // child is still pending, and parks again.
+    for (let polls = 0; !(await parkedAfterLeaves(executionId)); polls++) {
+      if (polls > 600) throw new Error("the parent never resolved its three leaves and parked again");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const [{ id: gatedId }] = (
+      await h.pool.query("SELECT id FROM executions WHERE parent_id = $1 AND workflow = $2", [
+        executionId,
+        gated.name,
+      ])
+    ).rows as [{ id: string }];
+    await client.signal(gatedId, "go", {});
+    const view = await h.waitForStatus(executionId, "completed", 30_000);
+    expect(view.output).toEqual({ sum: 103 });
+    // BullMQ answers the add of a job that exists with a `duplicated` event: none for a child.
+    const events = (await h.producerRedis.xrange(`${queue.queue.qualifiedName}:events`, "-", "+")) as Array<
+      [string, string[]]
+    >;
+    const duplicated = events
+      .filter(([, fields]) => fields[1] === "duplicated")
+      .map(([, fields]) => fields[3]);
+    expect(duplicated).not.toContain(executionJobId(gatedId));
+  });
+});
+
+async function parkedAfterLeaves(executionId: string): Promise<boolean> {
+  const { rows } = await h.pool.query(
+    `SELECT e.status, (SELECT count(*)::int FROM journal_entries j
+                       WHERE j.execution_id = e.id AND j.kind = 'child' AND j.state = 'ok') AS resolved
+     FROM executions e WHERE e.id = $1`,
+    [executionId],
+  );
+  return rows[0]?.status === "waiting" && rows[0]?.resolved === 3;
+}
