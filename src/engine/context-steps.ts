@@ -23,6 +23,8 @@ export async function runStep<T>(
   const policy = resolveRetryPolicy(options.retry);
   const began = performance.now();
   for (let attempt = 1; ; attempt++) {
+    // The outcomes the body already has are journaled before this step's work begins.
+    await cursor.durable();
     await cursor.deps.hooks.beforeStep?.({ executionId: cursor.executionId, step: name, position });
     // A runner that stalled (GC, SIGSTOP, a lost Redis) may have lost the execution meanwhile:
     // it proves its fence before starting any step's work (docs/engine.md, "Fencing").
@@ -67,8 +69,8 @@ export async function runStep<T>(
       durationMs,
     });
     const row = { position, kind: "step" as const, name, state: "ok" as const, result: encoded, error: null };
-    return cursor.commit(
-      (seq) => cursor.append({ ...row, attempts: attempt, seq, cause }),
+    return cursor.commitAhead(
+      { ...row, attempts: attempt, cause },
       () => decodeValue(encoded, options.schema) as T,
     );
   }

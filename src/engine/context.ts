@@ -16,8 +16,9 @@ import type {
 } from "./context-types.js";
 import { runConditionWait, runSignalWait, runSleep } from "./context-waits.js";
 import { type Duration, toMilliseconds } from "./duration.js";
+import type { JournalEntry } from "./execution-store.js";
 import { JournalCursor } from "./journal-cursor.js";
-import type { TurnStop } from "./turn-stop.js";
+import { StopSignal, type TurnStop } from "./turn-stop.js";
 
 export { childExecutionId } from "./context-children.js";
 export type {
@@ -154,6 +155,22 @@ export class WorkflowContext {
     );
     this.lastProgress = written.catch(() => undefined);
     return Promise.resolve();
+  }
+
+  /**
+   * For the end of the turn: writes the step rows still ahead of the journal (JournalCursor.commitAhead),
+   * or, `forCompletion`, hands them over for the completion's own statement. Null when a row could
+   * not be written: the stop reason says why.
+   */
+  async settleAhead(options: { forCompletion: boolean }): Promise<JournalEntry[] | null> {
+    try {
+      if (options.forCompletion) return await this.cursor.takeAheadForCompletion();
+      await this.cursor.durable();
+      return [];
+    } catch (error) {
+      if (error instanceof StopSignal) return null;
+      throw error;
+    }
   }
 
   /** Waits until no call is in flight, so every finished step is journaled before the turn ends. */

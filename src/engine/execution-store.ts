@@ -150,7 +150,12 @@ export interface ExecutionStore {
   ): Promise<{ summary: ExecutionSummary; created: boolean }>;
   getSummary(executionId: string): Promise<ExecutionSummary | null>;
   setProgress(fence: Fence, progress: Record<string, unknown>): Promise<void>;
-  complete(fence: Fence, output: unknown): Promise<void>;
+  /**
+   * Ends the execution `completed`. `ahead`: step rows the body already saw that are not yet
+   * written (JournalCursor.commitAhead), written by the same statement. A row PostgreSQL refuses is
+   * journaled as a refusal instead and the call rejects with RESULT_NOT_STORABLE, completing nothing.
+   */
+  complete(fence: Fence, output: unknown, ahead?: readonly JournalEntry[]): Promise<void>;
   fail(fence: Fence, failure: FailureRecord): Promise<void>;
   park(fence: Fence, waits: WaitDescriptor[], wakeAt: Date | null): Promise<void>;
   /** `newOutage` restarts the recovery count and clock (the turn got past the previous outage). */

@@ -27,6 +27,15 @@ export class JournalCursor {
   private journaledThisTurn = 0;
   /** Monotonic time (ms) at which this turn last proved its fence: its start or a fenced write. */
   private fenceConfirmedAt: number;
+  /** Step rows whose outcome the body already has, not yet sent (see commitAhead). */
+  private ahead: JournalEntry[] = [];
+  /** The write of rows sent from `ahead`, while in flight. */
+  private sending: Promise<void> | null = null;
+  /** Keeps the turn from parking while rows are ahead of the journal (DeliveryOrder.hold). */
+  private releaseAhead: (() => void) | null = null;
+  private flushTimer: ReturnType<typeof setImmediate> | null = null;
+  /** A row ahead of the journal could not be written: the body saw what the journal does not hold. */
+  private aheadLost = false;
 
   constructor(readonly deps: ContextDeps) {
     this.executionId = deps.fence.executionId;
@@ -104,6 +113,89 @@ export class JournalCursor {
       throw error;
     }
     return this.deliverAt(seq, outcome);
+  }
+
+  /**
+   * Hands a step's outcome to the body at once, ahead of its row, which is written with the next
+   * thing the turn does that has an effect: before another step's work, any other write or
+   * dispatch, and before the turn ends (docs/engine.md, "Outcomes ahead of their rows"). A body
+   * that returns right after its last step completes in the same statement that writes that row;
+   * otherwise the row leaves by the end of this turn of the event loop, as a row handed to the
+   * journal's group commit would. Until the row commits, nothing the body does takes effect, so a
+   * crash in between re-runs only that step, as a crash during its write always did.
+   */
+  commitAhead<T>(row: Omit<JournalEntry, "seq">, outcome: () => T): Promise<T> {
+    const seq = this.order.issue();
+    this.ahead.push({ ...row, seq });
+    this.releaseAhead ??= this.order.hold();
+    return this.deliverAt(seq, () => {
+      // Scheduled at delivery, so the body's continuation (and the completion of a body that
+      // returns) runs first; DeliveryOrder delivers from setImmediate too.
+      this.flushTimer ??= setImmediate(() => {
+        this.flushTimer = null;
+        // A failure has set the stop reason; the next call, or the turn's end, meets it.
+        this.durable().catch(() => undefined);
+      });
+      return outcome();
+    });
+  }
+
+  /**
+   * Resolves once every row ahead of the journal committed. A row that could not be written stops
+   * the turn (StopSignal): fenced, suspended after retries, or, when PostgreSQL refused the row,
+   * replayed by a new turn, since the body has seen an outcome the journal does not hold.
+   */
+  async durable(): Promise<void> {
+    if (this.aheadLost) throw new StopSignal();
+    while (this.ahead.length > 0 || this.sending) {
+      if (!this.sending) {
+        const rows = this.takeAhead();
+        this.sending = this.writeAhead(rows).finally(() => {
+          this.sending = null;
+        });
+      }
+      await this.sending;
+    }
+    this.releaseAhead?.();
+    this.releaseAhead = null;
+  }
+
+  /**
+   * For the turn's completion: the rows still ahead of the journal, now the caller's to write in
+   * the completion's own statement. A write of earlier rows already in flight is awaited first.
+   */
+  async takeAheadForCompletion(): Promise<JournalEntry[]> {
+    if (this.aheadLost) throw new StopSignal();
+    while (this.sending) await this.sending;
+    const rows = this.takeAhead();
+    this.releaseAhead?.();
+    this.releaseAhead = null;
+    return rows;
+  }
+
+  private takeAhead(): JournalEntry[] {
+    if (this.flushTimer) clearImmediate(this.flushTimer);
+    this.flushTimer = null;
+    return this.ahead.splice(0);
+  }
+
+  private async writeAhead(rows: JournalEntry[]): Promise<void> {
+    const sent = performance.now();
+    try {
+      await Promise.all(
+        rows.map((row) =>
+          this.writeWithRetries(`journal position ${row.position}`, () =>
+            this.deps.store.appendEntry(this.deps.fence, row),
+          ),
+        ),
+      );
+    } catch (error) {
+      this.aheadLost = true;
+      if (!(error instanceof StopSignal)) this.stop.replay();
+      throw new StopSignal();
+    }
+    this.fenceConfirmedAt = sent;
+    this.journaledThisTurn += rows.length;
   }
 
   /** Hands an outcome whose number was issued with `order.issue()` and is now durable to the body. */
@@ -212,6 +304,7 @@ export class JournalCursor {
   async write<T>(what: string, operation: () => Promise<T>): Promise<T> {
     const release = this.order.hold();
     try {
+      await this.durable();
       return await this.writeWithRetries(what, operation);
     } finally {
       release();

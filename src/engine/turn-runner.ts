@@ -151,26 +151,47 @@ export class TurnRunner {
       result = { ok: false, error };
     }
     await ctx.drain();
-    const reason = ctx.stop.reason;
     // A workflow that returned is finished: a branch that lost a race and parked (the timeout of
     // a step that answered) is abandoned, as Temporal drops a completed workflow's pending timers.
-    const abandonedPark = result.ok && reason?.kind === "park";
-    if (reason && !abandonedPark) return this.stopTurn(start, reason, ctx.madeProgress);
+    const returned = result.ok && (ctx.stop.reason === null || ctx.stop.reason.kind === "park");
+    const output = result.ok && returned ? this.encodeOutput(workflow.output, result.value) : null;
+    // Step rows still ahead of the journal: written by the completion's own statement, or before
+    // anything else ends the turn.
+    const ahead = await ctx.settleAhead({ forCompletion: output?.ok === true });
+    const reason = ctx.stop.reason;
+    if (ahead && output !== null && output.ok) {
+      try {
+        await store.complete(fence, output.value, ahead);
+      } catch (error) {
+        // PostgreSQL refused a row the body had already seen; it is journaled as a refusal now.
+        if (error instanceof BusinessError && error.code === ENGINE_ERRORS.RESULT_NOT_STORABLE) {
+          return this.stopTurn(start, { kind: "replay" }, true);
+        }
+        throw error;
+      }
+      return { kind: "completed", parentId: start.parentId };
+    }
+    if (reason && !(returned && reason.kind === "park"))
+      return this.stopTurn(start, reason, ctx.madeProgress);
     if (!result.ok) return this.failTurn(start, result.error);
-    let output: unknown;
+    return this.failTurn(start, (output as { ok: false; error: unknown }).error);
+  }
+
+  private encodeOutput(
+    schema: z.ZodType,
+    value: unknown,
+  ): { ok: true; value: unknown } | { ok: false; error: unknown } {
     try {
-      output = z.encode(workflow.output, result.value as never);
+      return { ok: true, value: z.encode(schema, value as never) };
     } catch (error) {
-      return this.failTurn(
-        start,
-        new BusinessError(
+      return {
+        ok: false,
+        error: new BusinessError(
           ENGINE_ERRORS.OUTPUT_INVALID,
           `workflow output failed its schema: ${(error as Error).message}`,
         ),
-      );
+      };
     }
-    await store.complete(fence, output);
-    return { kind: "completed", parentId: start.parentId };
   }
 
   /** Cooperative cancellation (requested through the API): the run ends `failed` with CANCELLED. */
@@ -213,6 +234,9 @@ export class TurnRunner {
     switch (reason.kind) {
       case "fenced":
         return { kind: "fenced" };
+      case "replay":
+        // Nothing to store: the execution stays running and the job runs a new turn at once.
+        return { kind: "parked", wakeAt: now, waitsForChild: false, signalNames: [] };
       case "park":
         await store.park(start.fence, reason.waits, reason.wakeAt === null ? null : new Date(reason.wakeAt));
         return {

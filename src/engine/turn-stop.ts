@@ -23,14 +23,19 @@ export type StopReason =
       rerun?: boolean;
     }
   | { kind: "suspend"; wait: WaitDescriptor }
+  /**
+   * The body was handed an outcome whose row PostgreSQL then refused (journaled as a refusal in
+   * its place): this turn cannot go on from what the body saw; a new turn replays the journal now.
+   */
+  | { kind: "replay" }
   | { kind: "hold"; error: NonDeterminismError }
   | { kind: "fenced" };
 
-const SEVERITY: Record<StopReason["kind"], number> = { park: 0, suspend: 1, hold: 2, fenced: 3 };
+const SEVERITY: Record<StopReason["kind"], number> = { park: 0, suspend: 1, replay: 2, hold: 3, fenced: 4 };
 
 /**
  * Why the turn stops. Several branches of `Promise.all` may stop for different reasons; the most
- * severe wins (fenced > hold > suspend > park) and parks accumulate every wait they name.
+ * severe wins (fenced > hold > replay > suspend > park) and parks accumulate every wait they name.
  */
 export class TurnStop {
   reason: StopReason | null = null;
@@ -74,6 +79,10 @@ export class TurnStop {
 
   hold(error: NonDeterminismError): void {
     this.escalate({ kind: "hold", error });
+  }
+
+  replay(): void {
+    this.escalate({ kind: "replay" });
   }
 
   fence(): void {

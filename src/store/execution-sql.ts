@@ -214,9 +214,10 @@ export const SQL = {
     "UPDATE executions SET progress = $3::jsonb, updated_at = now() WHERE id = $1 AND turn = $2 RETURNING id",
 
   /**
-   * The batched form of complete: the completions of one tick ($1 ids, $2 turns, $3 outputs), each
-   * applied only while its turn holds, closing pending positions the same way. Returns the ids
-   * completed.
+   * The completions of one tick ($1 ids, $2 turns, $3 outputs), each applied only while its turn
+   * holds, closing pending positions the same way, together with the step rows each body saw
+   * before completing ($4..$13, the columns of appendEntries without the turn): a row is written
+   * only with its execution's completion, in the same statement. Returns the ids completed.
    */
   completeMany: `
     WITH input AS (
@@ -225,10 +226,21 @@ export const SQL = {
       UPDATE executions e
       SET status = 'completed', output = i.output::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
       FROM input i WHERE e.id = i.id AND e.turn = i.turn
-      RETURNING e.id
+      RETURNING e.id, e.turn
     ), closed AS (
       UPDATE journal_entries j SET state = 'cancelled', completed_at = now()
       FROM ended WHERE j.execution_id = ended.id AND j.state = 'pending'
+    ), ahead AS (
+      SELECT * FROM unnest($4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+                           $11::int[], $12::int[], $13::int[])
+        AS t(execution_id, position, kind, name, state, result, error, attempts, seq, cause)
+    ), appended AS (
+      INSERT INTO journal_entries (execution_id, position, kind, name, state, result, error, attempts, turn,
+                                   completed_at, seq, cause)
+      SELECT a.execution_id, a.position, a.kind::"JournalKind", a.name, a.state::"JournalState", a.result::jsonb,
+             a.error::jsonb, a.attempts, ended.turn, now(), a.seq, a.cause
+      FROM ahead a JOIN ended ON ended.id = a.execution_id
+      ON CONFLICT DO NOTHING
     )
     SELECT id FROM ended`,
 

@@ -20,7 +20,7 @@ import {
 } from "./execution-creation.js";
 import { SQL } from "./execution-sql.js";
 import { newExecutionTraceparent } from "./execution-trace.js";
-import { JournalBatcher } from "./journal-batcher.js";
+import { isDataError, JournalBatcher } from "./journal-batcher.js";
 import { json } from "./json-param.js";
 import { type BatchOutcome, isolatingDataErrors, TickBatcher } from "./tick-batcher.js";
 import { withTransaction } from "./with-transaction.js";
@@ -41,8 +41,11 @@ export class PgExecutionStore implements ExecutionStore {
   private readonly startCreations: TickBatcher<Creation, Created>;
   private readonly childCreations: TickBatcher<Creation, Created>;
   private readonly summaryLookups: TickBatcher<string, ExecutionSummary | null>;
-  /** Terminal completions; true: completed under this fence. */
-  private readonly completions: TickBatcher<{ fence: Fence; output: string | null }, boolean>;
+  /** Terminal completions with the step rows ahead of them; true: completed under this fence. */
+  private readonly completions: TickBatcher<
+    { fence: Fence; output: string | null; ahead: readonly JournalEntry[] },
+    boolean
+  >;
   /** Resolutions of pending positions (a turn's children, timers, signals...); true: written. */
   private readonly resolutions: TickBatcher<{ fence: Fence; row: unknown[] }, boolean>;
 
@@ -63,10 +66,28 @@ export class PgExecutionStore implements ExecutionStore {
     );
     this.completions = new TickBatcher((items) =>
       isolatingDataErrors(items, async (batch) => {
+        const rowsAhead = batch.flatMap(({ fence, ahead }) => ahead.map((entry) => ({ fence, entry })));
         const { rows } = await pool.query({
           name: "tenor_complete_many",
           text: SQL.completeMany,
-          values: columnsOf(batch, ({ fence, output }) => [fence.executionId, fence.turn, output]),
+          values: [
+            ...columnsOf(batch, ({ fence, output }) => [fence.executionId, fence.turn, output]),
+            ...padded(
+              AHEAD_COLUMNS,
+              columnsOf(rowsAhead, ({ fence, entry }) => [
+                fence.executionId,
+                entry.position,
+                entry.kind,
+                entry.name,
+                entry.state,
+                json(entry.result),
+                json(entry.error),
+                entry.attempts,
+                entry.seq,
+                entry.cause,
+              ]),
+            ),
+          ],
         });
         const completed = new Set(rows.map((r) => r.id as string));
         return batch.map(({ fence }) => ({ ok: true, value: completed.has(fence.executionId) }));
@@ -249,9 +270,20 @@ export class PgExecutionStore implements ExecutionStore {
     await this.fencedUpdate(fence, "progress", SQL.setProgress, [json(progress)]);
   }
 
-  /** Completions in the same turn of the event loop (concurrent executions) share one statement. */
-  async complete(fence: Fence, output: unknown): Promise<void> {
-    const completed = await this.completions.submit({ fence, output: json(output) });
+  /**
+   * Completions in the same turn of the event loop (concurrent executions) share one statement,
+   * which also writes the step rows ahead of each. When PostgreSQL refuses one of them, the rows go
+   * through the journal's own path, which journals a refusal in place of a refused row.
+   */
+  async complete(fence: Fence, output: unknown, ahead: readonly JournalEntry[] = []): Promise<void> {
+    let completed: boolean;
+    try {
+      completed = await this.completions.submit({ fence, output: json(output), ahead });
+    } catch (error) {
+      if (ahead.length === 0 || !isDataError(error)) throw error;
+      for (const entry of ahead) await this.appendEntry(fence, entry);
+      return this.complete(fence, output);
+    }
     if (!completed) throw new TurnFencedError(fence.executionId, fence.turn, "completion");
   }
 
@@ -294,6 +326,14 @@ export class PgExecutionStore implements ExecutionStore {
   private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return withTransaction(this.pool, work);
   }
+}
+
+/** Columns of a step row written with its completion (SQL.completeMany, $4..$13). */
+const AHEAD_COLUMNS = 10;
+
+/** `columns` with empty columns added up to `width`: a statement needs every parameter, rows or not. */
+function padded(width: number, columns: unknown[][]): unknown[][] {
+  return Array.from({ length: width }, (_, i) => columns[i] ?? []);
 }
 
 /** A canonical UUID: the only shape an execution id has (executions.id is `uuid`). */
