@@ -125,6 +125,7 @@ export const corporateActionDistribution = defineWorkflow({
       signerId: input.payerSignerId,
       initCode: distributorInitCode(payer),
       salt: distributorSalt(ctx.orgId, payer),
+      fundingDeadline: fundingDeadline.toISOString(),
     });
     const allowance = await ctx.step("allowance", () =>
       readAllowance(input.chainId, input.paymentToken as Address, payer, distributor.address),

@@ -1,8 +1,9 @@
 import { type Address, parseEventLogs } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { distributorInitCode, distributorSalt } from "../../../flows/corporate-actions/distributor.js";
-import { deploymentAddress } from "../../../flows/support/chain-writes.js";
+import { CREATE2_DEPLOYER, deploymentAddress } from "../../../flows/support/chain-writes.js";
 import { Distributor, TestToken } from "../../../src/chain/contracts/artifacts.js";
+import { WaitAborted, waitUntil } from "../../support/processes.js";
 import {
   type CorporateWorld,
   deployTestToken,
@@ -27,6 +28,8 @@ let asset: Address;
 /** An asset the organisation tracks only from a block after the record date. */
 let lateAsset: Address;
 let payment: Address;
+/** The payment token of the distribution whose payer starts without gas (payer-2 holds 600). */
+let payment2: Address;
 let holders: Address[];
 let recordDate: string;
 
@@ -37,11 +40,13 @@ beforeAll(async () => {
   asset = tracked.token;
   lateAsset = (await deployTestToken(anvil, "LATE", 18)).token;
   payment = (await deployTestToken(anvil, "USDX", 6)).token;
+  payment2 = (await deployTestToken(anvil, "USDY", 6)).token;
   holders = holderAddresses(HOLDERS);
   const balances = holders.map((_, i) => BigInt(i + 1) * 10n ** 18n);
   await mintMany(anvil, asset, holders, balances);
   await mintMany(anvil, lateAsset, holders, balances);
   await mintMany(anvil, payment, [world.payer], [PAYER_UNITS]);
+  await mintMany(anvil, payment2, [world.payer2], [600_000_000n]);
   await world.db.pool.query(
     "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
     [anvil.chainId, asset, tracked.block.toString()],
@@ -113,9 +118,9 @@ async function vote(
   return res.body;
 }
 
-async function paymentBalance(holder: Address): Promise<bigint> {
+async function paymentBalance(holder: Address, token: Address = payment): Promise<bigint> {
   return world.anvil.public.readContract({
-    address: payment,
+    address: token,
     abi: TestToken.abi,
     functionName: "balanceOf",
     args: [holder],
@@ -249,5 +254,56 @@ describe("a corporate action distribution that does not pay", () => {
       logs: await world.anvil.public.getLogs({ address: distributor, fromBlock: 0n }),
     });
     expect(paid).toEqual([]);
+  }, 120_000);
+});
+
+describe("a corporate action distribution whose payer has no gas", () => {
+  it("waits for gas funding at the Distributor's deployment instead of failing, and pays once funded", async () => {
+    const { anvil } = world;
+    await anvil.test.setBalance({ address: world.payer2, value: 0n });
+    const id = await start("gas-1", { payerSignerId: "payer-2", paymentToken: payment2 });
+    const { wait } = await approvalWait(id);
+    await vote(id, "approver", "approve", wait.details.paramsHash);
+    await vote(id, "approver2", "approve", wait.details.paramsHash);
+
+    const funding = await waitUntil(
+      "the Distributor's deployment waiting for gas funding",
+      async () => {
+        const parent = await world.db.pool.query("SELECT status, failure FROM executions WHERE id = $1", [
+          id,
+        ]);
+        if (parent.rows[0]?.status === "failed")
+          throw new WaitAborted(JSON.stringify(parent.rows[0].failure));
+        const { rows } = await world.db.pool.query(
+          `SELECT input, waiting_for FROM executions
+           WHERE workflow = 'chain.transaction' AND parent_id = $1 AND status = 'waiting'`,
+          [id],
+        );
+        return rows.find((r) => r.waiting_for?.some?.((w: { kind: string }) => w.kind === "funding"));
+      },
+      { timeoutMs: 60_000 },
+    );
+    expect(funding.input.to.toLowerCase()).toBe(CREATE2_DEPLOYER.toLowerCase());
+    expect(funding.waiting_for[0]).toMatchObject({
+      kind: "funding",
+      details: { destination: { kind: "balance", address: world.payer2 }, availableWei: "0" },
+    });
+    const paused = await world.call("integrator", "GET", `/v1/executions/${id}`);
+    expect(paused.body.status).toBe("waiting");
+    expect(paused.body.progress).toMatchObject({ phase: "distribute", batch: 0, paid: 0 });
+
+    await anvil.test.setBalance({ address: world.payer2, value: 10n ** 20n });
+    const done = await world.waitFor(id, (e) => e.status === "completed", "the distribution completed");
+    const distributor = deploymentAddress({
+      initCode: distributorInitCode(world.payer2),
+      salt: distributorSalt("acme", world.payer2),
+    }).toLowerCase();
+    expect(done.result).toMatchObject({ distributor, holders: HOLDERS, distributed: "600", batches: 2 });
+    // Balances 1 : 2 : 3 of 600.
+    expect(await Promise.all(holders.map((h) => paymentBalance(h, payment2)))).toEqual([
+      100_000_000n,
+      200_000_000n,
+      300_000_000n,
+    ]);
   }, 120_000);
 });
