@@ -15,8 +15,9 @@ import {
 /**
  * The ways a distribution ends without paying: the payout rejected by an approver, its approval
  * expired, an asset the organisation's Ledger Index did not track at the record height, and a
- * payer short of the payment token. The real api, runner and indexer roles on a real anvil; each
- * test reads every holder's payment-token balance on chain afterwards.
+ * payer short of the payment token; and a payer with no gas, which waits at the Distributor's
+ * deployment instead of failing. The real api, runner and indexer roles on a real anvil; each test
+ * reads the holders' payment-token balances on chain afterwards.
  */
 const HOLDERS = 3;
 const BATCH_SIZE = 2;
