@@ -107,6 +107,15 @@ export const corporateActionDistribution = defineWorkflow({
       entitlements,
       batches: batches.length,
     });
+    // Approved: from here a failure (gas, a short payer) belongs to the distribution, not the approval.
+    ctx.progress({
+      phase: "distribute",
+      batch: 0,
+      batches: batches.length,
+      paid: 0,
+      holders: entitlements.entitled.length,
+      skipped: 0,
+    });
 
     const fundingDeadline = new Date(
       (await ctx.now()).getTime() + toMilliseconds(input.fundingTimeout as Duration),
@@ -116,6 +125,7 @@ export const corporateActionDistribution = defineWorkflow({
       signerId: input.payerSignerId,
       initCode: distributorInitCode(payer),
       salt: distributorSalt(ctx.orgId, payer),
+      fundingDeadline: fundingDeadline.toISOString(),
     });
     const allowance = await ctx.step("allowance", () =>
       readAllowance(input.chainId, input.paymentToken as Address, payer, distributor.address),

@@ -75,6 +75,8 @@ export interface ContractDeployment {
    * a deployment re-run after a crash finds its contract instead of creating a second one.
    */
   salt: string;
+  /** Wait for gas funding of the deployment until this instant instead of failing with GAS_REQUIRED. */
+  fundingDeadline?: string;
   readAfterWrite?: boolean;
 }
 
@@ -103,6 +105,7 @@ export async function deployContract(
     signerId: deployment.signerId,
     to: CREATE2_DEPLOYER,
     data: concatHex([salt, deployment.initCode]),
+    ...(deployment.fundingDeadline ? { fundingDeadline: deployment.fundingDeadline } : {}),
     ...(deployment.readAfterWrite ? { readAfterWrite: true } : {}),
   });
   const deployed = await ctx.step(`${label}.verify`, () => hasCode(deployment.chainId, address));

@@ -36,12 +36,14 @@ export type Person = keyof typeof PEOPLE;
 
 /** Anvil key of the organisation's paying wallet (signer `payer`). */
 const PAYER_KEY = ANVIL_KEYS[4];
+/** Anvil key of a second paying wallet (signer `payer-2`), with a Distributor of its own. */
+const PAYER2_KEY = ANVIL_KEYS[3];
 
 /**
  * The deployment on one anvil, on a database and Redis prefix of the file's own: the real runner
  * role (workers/main.ts, the release's application) as a child process, the one a test kills;
- * the Platform API and the Ledger Index's live tail and catch-up in this process; the signer
- * `payer` of organisation `acme`, and API keys of its people.
+ * the Platform API and the Ledger Index's live tail and catch-up in this process; the signers
+ * `payer` and `payer-2` of organisation `acme`, and API keys of its people.
  */
 export interface CorporateWorld {
   /** Resolves once the first runner is ready. */
@@ -49,6 +51,7 @@ export interface CorporateWorld {
   anvil: Anvil;
   db: TestDatabase;
   payer: Address;
+  payer2: Address;
   runner(): RoleProcess;
   /** Starts a runner (after the previous one was killed) and waits until it is ready. */
   startRunner(): Promise<RoleProcess>;
@@ -82,7 +85,10 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
           confirmationWatcher: { intervalMs: 50 },
         },
       ],
-      signers: [{ id: "payer", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER_KEY" } }],
+      signers: [
+        { id: "payer", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER_KEY" } },
+        { id: "payer-2", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER2_KEY" } },
+      ],
     }),
   );
   const env = {
@@ -92,6 +98,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     TENOR_CONFIG: configFile,
     TENOR_LOG_LEVEL: "warn",
     CA_PAYER_KEY: PAYER_KEY,
+    CA_PAYER2_KEY: PAYER2_KEY,
   };
   const config = loadConfig({ env });
   const logger = createLogger({ level: "error" });
@@ -154,6 +161,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     anvil,
     db,
     payer: privateKeyToAccount(PAYER_KEY).address,
+    payer2: privateKeyToAccount(PAYER2_KEY).address,
     runner: () => runner as RoleProcess,
     startRunner,
     call,
