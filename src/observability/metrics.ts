@@ -5,6 +5,16 @@ import { METRIC_NAMES } from "./metric-names.js";
 /** Seconds; from 1 ms to about 30 s, which covers a durable step and a long workflow turn. */
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Seconds; an HTTP round trip to a receiver, up to the largest `webhooks.timeoutMs` (60 s). */
+const WEBHOOK_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * How a webhook attempt ended: `delivered` (2xx), `retry` (failed, another attempt follows) or
+ * `dead` (failed and the last allowed: the dispatcher gave up and dead-lettered the delivery).
+ */
+export const WEBHOOK_ATTEMPT_OUTCOMES = ["delivered", "retry", "dead"] as const;
+export type WebhookAttemptOutcome = (typeof WEBHOOK_ATTEMPT_OUTCOMES)[number];
+
 /**
  * One process's Prometheus registry and the metrics every role shares. Each role serves it at
  * `/metrics` on its health port (the api on its API port). Every series carries `role`.
@@ -22,6 +32,9 @@ export interface TenorMetrics {
   readonly apiRequestDuration: client.Histogram<"method" | "route">;
   readonly apiAdmissionRefusals: client.Counter<"reason">;
   readonly shardsOwned: client.Gauge<"domain">;
+  /** Recorded webhook attempts by outcome ({@link WEBHOOK_ATTEMPT_OUTCOMES}); runners only. */
+  readonly webhookAttempts: client.Counter<"outcome">;
+  readonly webhookAttemptDuration: client.Histogram<"outcome">;
 }
 
 /** A fresh registry (never prom-client's global one, so tests and roles do not share series). */
@@ -98,6 +111,19 @@ export function createMetrics(role: Role): TenorMetrics {
       name: METRIC_NAMES.shardsOwned,
       help: "Shards this replica owns now, by ownership domain.",
       labelNames: ["domain"],
+      registers,
+    }),
+    webhookAttempts: new client.Counter({
+      name: METRIC_NAMES.webhookAttempts,
+      help: "Webhook delivery attempts whose outcome was recorded, by outcome (delivered, retry, dead).",
+      labelNames: ["outcome"],
+      registers,
+    }),
+    webhookAttemptDuration: new client.Histogram({
+      name: METRIC_NAMES.webhookAttemptDuration,
+      help: "Webhook delivery latency: one attempt from request to answer, error or timeout, in seconds, by outcome.",
+      labelNames: ["outcome"],
+      buckets: WEBHOOK_BUCKETS,
       registers,
     }),
   };

@@ -7,13 +7,15 @@ import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { countLiveExecutions } from "../store/pg-metrics-queries.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
+import { registerWebhookBacklogGauge } from "../webhooks/webhook-metrics.js";
 
 /** BullMQ job states reported as queue depth. */
 const QUEUE_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-children", "failed"] as const;
 
 /**
  * The runner's scrape-time gauges: non-terminal executions by workflow and state (suspended and
- * held among them, from PostgreSQL) and queue depth by queue and state (from BullMQ). Only runners
+ * held among them, from PostgreSQL), the webhook outbox's backlog (PostgreSQL) and queue depth by
+ * queue and state (from BullMQ). Only runners
  * register them, so each number comes from the role that owns the work. Returns a closer for the
  * queue handles it opens.
  */
@@ -34,6 +36,7 @@ export function registerRunnerGauges(
         value: row.count,
       })),
   );
+  registerWebhookBacklogGauge(metrics, deps.pool);
   const queues = deps.queueNames.map(
     (name) => new Queue(name, { connection: deps.redis, prefix: deps.prefix }),
   );

@@ -77,6 +77,7 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
     pool: ctx.deps.pool,
     settings: ctx.config.webhooks,
     logger: ctx.logger,
+    metrics: ctx.metrics,
   });
   // A failure past this point must not leave workers running: startup may relaunch in process.
   const withWorkers = {

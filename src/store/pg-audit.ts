@@ -14,6 +14,14 @@ export const AUDIT_ACTIONS = [
   "key.revoke",
   /** A mutating request under /admin/queues (Bull Board), by a platform key. */
   "queue.change",
+  /** A webhook subscription created (POST /v1/webhooks/subscriptions); target: its id, `new` if refused. */
+  "webhook.create",
+  /** A webhook subscription deleted (DELETE /v1/webhooks/subscriptions/{id}). */
+  "webhook.delete",
+  /** A test delivery asked for (POST /v1/webhooks/subscriptions/{id}/test). */
+  "webhook.test",
+  /** A finished delivery sent again (POST /v1/webhooks/deliveries/{id}/redeliver). */
+  "webhook.redeliver",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,16 +1,14 @@
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 
 /**
  * Counts of non-terminal executions by workflow and state for the runner's metrics: `held`
  * (suspended for non-determinism or an unknown workflow), `suspended`, `waiting`, `running`.
  * One grouped scan per scrape; the statement timeout keeps a slow database from stalling it.
  */
-export async function countLiveExecutions(
+export function countLiveExecutions(
   pool: Pool,
 ): Promise<{ workflow: string; state: string; count: number }[]> {
-  const client = await pool.connect();
-  try {
-    await client.query("SET statement_timeout = 2000");
+  return withScrapeTimeout(pool, async (client) => {
     const { rows } = await client.query<{ workflow: string; state: string; count: string }>(
       `SELECT workflow,
               CASE WHEN status = 'suspended' AND hold IS NOT NULL THEN 'held' ELSE status::text END AS state,
@@ -20,6 +18,28 @@ export async function countLiveExecutions(
         GROUP BY 1, 2`,
     );
     return rows.map((r) => ({ workflow: r.workflow, state: r.state, count: Number(r.count) }));
+  });
+}
+
+/**
+ * Webhook deliveries not final yet (status `pending`: due, waiting for a retry, or in flight), all
+ * organisations together: the outbox's backlog. Reads the `(status, next_attempt_at)` index.
+ */
+export function countPendingWebhookDeliveries(pool: Pool): Promise<number> {
+  return withScrapeTimeout(pool, async (client) => {
+    const { rows } = await client.query<{ count: string }>(
+      "SELECT count(*) AS count FROM webhook_deliveries WHERE status = 'pending'",
+    );
+    return Number(rows[0]?.count ?? 0);
+  });
+}
+
+/** Runs a scrape's read under a 2 s statement timeout, so a slow database cannot stall `/metrics`. */
+async function withScrapeTimeout<T>(pool: Pool, read: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("SET statement_timeout = 2000");
+    return await read(client);
   } finally {
     await client.query("RESET statement_timeout").catch(() => undefined);
     client.release();

@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics, WebhookAttemptOutcome } from "../observability/metrics.js";
 import {
   type AttemptOutcome,
   type ClaimedDelivery,
@@ -17,6 +18,11 @@ export interface WebhookDispatcherOptions {
   pool: Pool;
   settings: WebhookSettings;
   logger: Logger;
+  /**
+   * Counts each attempt whose outcome was recorded, by outcome, and observes its duration
+   * (`tenor_webhook_attempts_total`, `tenor_webhook_attempt_duration_seconds`). Optional: no metrics.
+   */
+  metrics?: Pick<TenorMetrics, "webhookAttempts" | "webhookAttemptDuration">;
 }
 
 export interface WebhookDispatcher {
@@ -57,8 +63,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const attempt = async (claimed: ClaimedDelivery) => {
     const result = await send(claimed, settings);
     const outcome = decide(result, claimed.attempt, settings);
+    let recorded: boolean;
     try {
-      await store.finishAttempt({
+      recorded = await store.finishAttempt({
         ...result,
         deliveryId: claimed.deliveryId,
         receiptId: claimed.receiptId,
@@ -72,6 +79,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         error: (error as Error).message,
       });
       return;
+    }
+    // An attempt superseded meanwhile (lease expired, redelivered, subscription deleted) decided nothing.
+    if (recorded && options.metrics) {
+      const label: WebhookAttemptOutcome = outcome.kind;
+      options.metrics.webhookAttempts.inc({ outcome: label });
+      options.metrics.webhookAttemptDuration.observe({ outcome: label }, result.durationMs / 1_000);
     }
     const log = outcome.kind === "dead" ? logger.warn : logger.debug;
     log(`webhook delivery ${outcome.kind === "retry" ? "will be retried" : outcome.kind}`, {

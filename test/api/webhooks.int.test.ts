@@ -184,3 +184,121 @@ describe("deliveries, dead letters and redelivery", () => {
     ).toHaveLength(1);
   });
 });
+
+describe("audit trail", () => {
+  type AuditRow = Record<string, unknown>;
+  /**
+   * The audit row of each request id (sent as `X-Request-Id`), read through `GET /v1/audit` as the
+   * organisation's `principal` once all are written: each is appended after its answer has left.
+   */
+  const auditRows = async (principal: "operator" | "otherOperator", action: string, requestIds: string[]) => {
+    let rows: AuditRow[] = [];
+    await until(`audit rows ${requestIds.join(", ")}`, async () => {
+      const res = await h.as(principal).get("/v1/audit").query({ action, limit: "200" });
+      expect(res.status).toBe(200);
+      rows = requestIds.map((id) => (res.body.items as AuditRow[]).find((e) => e.requestId === id) ?? {});
+      return rows.every((row) => row.id !== undefined);
+    });
+    return rows;
+  };
+  const tag = (name: string) => `${name}-${Date.now()}`;
+
+  it("records subscription creates and deletes, test deliveries and redeliveries, accepted or refused", async () => {
+    const [createOk, createRole, createUrl] = [tag("create-ok"), tag("create-role"), tag("create-url")];
+    const created = await h
+      .as("admin")
+      .post("/v1/webhooks/subscriptions")
+      .set("x-request-id", createOk)
+      .send({ url: "https://hooks.example.com/audited", events: ["execution.completed"] });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const refusedRole = await h
+      .as("integrator")
+      .post("/v1/webhooks/subscriptions")
+      .set("x-request-id", createRole)
+      .send({ url: "https://hooks.example.com/audited", events: ["execution.completed"] });
+    expect(refusedRole.status).toBe(403);
+    const refusedUrl = await h
+      .as("admin")
+      .post("/v1/webhooks/subscriptions")
+      .set("x-request-id", createUrl)
+      .send({ url: "http://169.254.169.254/latest", events: ["execution.completed"] });
+    expect(refusedUrl.status).toBe(400);
+    const creates = await auditRows("operator", "webhook.create", [createOk, createRole, createUrl]);
+    expect(creates).toMatchObject([
+      {
+        actorKeyId: h.keyIds.admin,
+        subject: "admin",
+        orgId: "org-a",
+        role: "admin",
+        target: id,
+        outcome: "accepted",
+      },
+      { actorKeyId: h.keyIds.integrator, role: "integrator", target: "new", outcome: "FORBIDDEN" },
+      { actorKeyId: h.keyIds.admin, target: "new", outcome: "REQUEST_INVALID" },
+    ]);
+
+    // Another organisation's attempt is audited under its own organisation, not the owner's.
+    const [deleteOk, deleteForeign] = [tag("delete-ok"), tag("delete-foreign")];
+    expect(
+      (await del("otherAdmin", `/v1/webhooks/subscriptions/${id}`).set("x-request-id", deleteForeign)).status,
+    ).toBe(404);
+    expect(
+      (await del("admin", `/v1/webhooks/subscriptions/${id}`).set("x-request-id", deleteOk)).status,
+    ).toBe(204);
+    expect(await auditRows("operator", "webhook.delete", [deleteOk])).toMatchObject([
+      { actorKeyId: h.keyIds.admin, orgId: "org-a", target: id, outcome: "accepted" },
+    ]);
+    expect(await auditRows("otherOperator", "webhook.delete", [deleteForeign])).toMatchObject([
+      {
+        actorKeyId: h.keyIds.otherAdmin,
+        orgId: "org-b",
+        target: id,
+        outcome: "WEBHOOK_SUBSCRIPTION_NOT_FOUND",
+      },
+    ]);
+    const mine = await h.as("operator").get("/v1/audit").query({ action: "webhook.delete", target: id });
+    expect(mine.body.items.map((e: AuditRow) => e.orgId)).not.toContain("org-b");
+
+    // A test delivery to the loopback receiver (written directly: the API refuses loopback URLs).
+    receiver.secret = newWebhookSecret();
+    const subscription = await new PgWebhooks(h.pool).createSubscription({
+      orgId: "org-a",
+      url: receiver.url,
+      events: ["execution.completed"],
+      description: null,
+      secret: receiver.secret,
+      createdBy: null,
+    });
+    receiver.answer = () => ({ status: 200 });
+    const testOk = tag("test-ok");
+    const test = await h
+      .as("admin")
+      .post(`/v1/webhooks/subscriptions/${subscription.id}/test`)
+      .set("x-request-id", testOk);
+    expect(test.status).toBe(202);
+    const { deliveryId } = test.body as { deliveryId: string };
+    expect(await auditRows("operator", "webhook.test", [testOk])).toMatchObject([
+      { role: "admin", target: subscription.id, outcome: "accepted" },
+    ]);
+    await until("test delivery delivered", async () => {
+      const res = await h.as("operator").get(`/v1/webhooks/deliveries/${deliveryId}`);
+      return res.body.status === "delivered";
+    });
+
+    // Redelivered to a receiver that hangs: it stays pending, so asking again is refused.
+    const [again, pending, operator] = [tag("redeliver-ok"), tag("redeliver-pending"), tag("redeliver-role")];
+    const redeliver = (principal: "admin" | "operator", requestId: string) =>
+      h.as(principal).post(`/v1/webhooks/deliveries/${deliveryId}/redeliver`).set("x-request-id", requestId);
+    receiver.answer = () => "hang";
+    expect((await redeliver("admin", again)).status).toBe(202);
+    expect((await redeliver("admin", pending)).status).toBe(409);
+    expect((await redeliver("operator", operator)).status).toBe(403);
+    receiver.answer = () => ({ status: 200 });
+    expect(await auditRows("operator", "webhook.redeliver", [again, pending, operator])).toMatchObject([
+      { role: "admin", target: deliveryId, outcome: "accepted" },
+      { role: "admin", target: deliveryId, outcome: "WEBHOOK_DELIVERY_PENDING" },
+      { role: "operator", target: deliveryId, outcome: "FORBIDDEN" },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { WEBHOOK_ATTEMPT_OUTCOMES } from "../../src/observability/metrics.js";
 import { SCHEDULE_NAMES } from "../../src/schedules/schedule-definition.js";
 import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../workers/organisation-deployments-schedule.js";
 
@@ -21,7 +22,7 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   role: oneOf(["api", "runner", "indexer"]),
   workflow: oneOf(ALL_WORKFLOWS.map((w) => w.name)),
   status: /^(completed|failed|[1-5][0-9]{2})$/,
-  outcome: oneOf([...TURN_OUTCOMES, ...SCHEDULE_OUTCOMES]),
+  outcome: oneOf([...TURN_OUTCOMES, ...SCHEDULE_OUTCOMES, ...WEBHOOK_ATTEMPT_OUTCOMES]),
   method: oneOf(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "OTHER"]),
   // Express templates: literal segments and `:param` placeholders only.
   route: /^(unmatched|\/admin\/queues|(\/([a-z][a-z0-9]*([._-][a-z][a-z0-9]*)*|:[A-Za-z]+))+)$/,

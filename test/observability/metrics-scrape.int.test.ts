@@ -109,6 +109,7 @@ describe("/metrics", () => {
     expect(sampleValue(runner, "tenor_queue_depth", { queue: "executions", state: "waiting" })).toBe(0);
     expect(sampleValue(runner, "tenor_keyed_lane_depth", { space: "entities", state: "pending" })).toBe(0);
     expect(sampleValue(runner, "tenor_wakeup_repairs_total")).toBeDefined();
+    expect(sampleValue(runner, "tenor_webhook_deliveries_pending")).toBe(0);
     expect(sampleValue(runner, "tenor_shards_owned", { domain: "runner" })).toBe(64);
     expect(sampleValue(indexer, "tenor_shards_owned", { domain: "indexer" })).toBe(64);
 

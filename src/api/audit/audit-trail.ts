@@ -16,6 +16,14 @@ export function requestId(): RequestHandler {
 }
 
 /**
+ * Names the audit target once the handler knows it (a created resource's id): it replaces the one
+ * {@link audited} read from the request. Without a call, the request's own target stands.
+ */
+export function nameAuditTarget(res: Response, target: string): void {
+  res.locals.auditTarget = target;
+}
+
+/**
  * Records the request in the audit trail once it is answered, accepted or refused: mounted before
  * the route's guard, so a vote refused for its role is recorded too. A request that never
  * authenticated (401) names no actor and is not recorded. A failed audit write is logged, not
@@ -28,10 +36,12 @@ export function audited(
 ): RequestHandler {
   return (req, res, next) => {
     // Read now: Express resets req.params once the route is left, before "finish".
-    const what = target(req).replaceAll("\u0000", "").slice(0, 500);
+    const requested = target(req);
     res.on("finish", () => {
       const principal = res.locals.principal as Principal | undefined;
       if (!principal) return;
+      const named = res.locals.auditTarget as string | undefined;
+      const what = (named ?? requested).replaceAll("\u0000", "").slice(0, 500);
       deps.audit
         .append({
           actorKeyId: principal.keyId,

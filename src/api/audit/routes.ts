@@ -21,9 +21,11 @@ export const AuditEventSchema = z
     orgId: z.string().nullable(),
     role: z.string(),
     action: z.enum(AUDIT_ACTIONS),
-    target: z
-      .string()
-      .meta({ description: "Execution id (with `/approvals/<name>` or `/signals/<name>`), or key id." }),
+    target: z.string().meta({
+      description:
+        "Execution id (with `/approvals/<name>` or `/signals/<name>`), key id, or webhook subscription or " +
+        "delivery id (`new` for a subscription create that was refused).",
+    }),
     requestId: z.string().nullable().meta({ description: "The `X-Request-Id` of the request." }),
     outcome: z.string().meta({ description: "`accepted`, or the stable error code of the refusal." }),
   })
@@ -94,7 +96,8 @@ export function registerAuditOpenApi(registry: OpenAPIRegistry): void {
     summary: "Who did what under which role",
     description:
       "The organisation's append-only audit trail, newest first: every approval vote, signal and cancel " +
-      "(accepted or refused, with the refusal's code) and every key issued or revoked for the organisation. " +
+      "(accepted or refused, with the refusal's code), every webhook subscription created or deleted, test " +
+      "delivery and redelivery (likewise), and every key issued or revoked for the organisation. " +
       rolesNote("auditRead"),
     request: { query: AuditQuerySchema },
     responses: {

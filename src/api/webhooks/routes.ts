@@ -7,6 +7,7 @@ import { WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
+import { audited, nameAuditTarget } from "../audit/audit-trail.js";
 import { guard, principalOf } from "../auth/authenticate.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
 import { apiError } from "../problem.js";
@@ -25,7 +26,8 @@ const notFound = (what: "subscription" | "delivery", id: string) =>
 /**
  * The webhooks module (docs/webhooks.md): an organisation's subscriptions, its deliveries and dead
  * letters, redelivery and test deliveries. Every statement matches the key's organisation; another
- * organisation's subscription or delivery answers 404 exactly like a missing one.
+ * organisation's subscription or delivery answers 404 exactly like a missing one. Every change
+ * (create, delete, test delivery, redelivery) is audited, refused ones included.
  */
 export function webhooksRouter(deps: ApiDeps): Router {
   const router = Router();
@@ -35,6 +37,8 @@ export function webhooksRouter(deps: ApiDeps): Router {
 
   router.post(
     "/v1/webhooks/subscriptions",
+    // The id exists only once created: a refused create stays `new`.
+    audited(deps, "webhook.create", () => "new"),
     ...guard(deps.keys, "webhooksManage"),
     ...body,
     handler(async (req: Request, res: Response) => {
@@ -58,6 +62,7 @@ export function webhooksRouter(deps: ApiDeps): Router {
         secret,
         createdBy: principal.keyId,
       });
+      nameAuditTarget(res, created.id);
       res
         .status(201)
         .location(`/v1/webhooks/subscriptions/${created.id}`)
@@ -83,6 +88,7 @@ export function webhooksRouter(deps: ApiDeps): Router {
   );
   router.delete(
     "/v1/webhooks/subscriptions/:id",
+    audited(deps, "webhook.delete", (req) => String(req.params.id)),
     ...guard(deps.keys, "webhooksManage"),
     handler(async (req, res) => {
       const { id } = parseRequest(SubscriptionParams, req.params, "path");
@@ -92,6 +98,7 @@ export function webhooksRouter(deps: ApiDeps): Router {
   );
   router.post(
     "/v1/webhooks/subscriptions/:id/test",
+    audited(deps, "webhook.test", (req) => String(req.params.id)),
     ...guard(deps.keys, "webhooksManage"),
     handler(async (req, res) => {
       const { id } = parseRequest(SubscriptionParams, req.params, "path");
@@ -127,6 +134,7 @@ export function webhooksRouter(deps: ApiDeps): Router {
   );
   router.post(
     "/v1/webhooks/deliveries/:id/redeliver",
+    audited(deps, "webhook.redeliver", (req) => String(req.params.id)),
     ...guard(deps.keys, "webhooksManage"),
     handler(async (req, res) => {
       const { id } = parseRequest(DeliveryParams, req.params, "path");
