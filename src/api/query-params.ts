@@ -43,3 +43,54 @@ export const pgTimestamp = z.iso
     }
     return normalised;
   });
+
+/** How a refused query value is quoted in a message: `(got "0")`, or the array a repeated parameter gives. */
+function got(input: unknown): string {
+  return `(got ${JSON.stringify(input) ?? String(input)})`;
+}
+
+/** One query value: Express gives an array when a parameter repeats, which is refused naming it. */
+function queryString(rule: string) {
+  return z.string({ error: (issue) => `${rule}, given once ${got(issue.input)}` });
+}
+
+/**
+ * A decimal integer query parameter in `min..max` (both inclusive). The message names the rule and
+ * the value, so `?limit=0` answers `must be an integer, 1 ≤ v ≤ 200 (got "0")`.
+ */
+export function queryInteger(min: number, max: number) {
+  const rule = `must be an integer, ${min} ≤ v ≤ ${max}`;
+  return queryString(rule).transform((v, ctx) => {
+    const n = /^-?\d{1,16}$/.test(v) ? Number(v) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({ code: "custom", message: `${rule} ${got(v)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** A query parameter that must be one of `values`; the message lists them and names the value. */
+export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  const rule = `must be one of ${values.join(", ")}`;
+  return queryString(rule).transform((v, ctx) => {
+    if (!(values as readonly string[]).includes(v)) {
+      ctx.addIssue({ code: "custom", message: `${rule} ${got(v)}` });
+      return z.NEVER;
+    }
+    return v as T[number];
+  });
+}
+
+/** A query parameter matching `pattern`, `rule` saying how in words. */
+export function queryPattern(pattern: RegExp, rule: string) {
+  return queryString(rule).refine((v) => pattern.test(v), {
+    error: (issue) => `${rule} ${got(issue.input)}`,
+  });
+}
+
+/** `limit` of a cursor-paged list: 1–200 items, 50 when absent. */
+export const pageLimit = queryInteger(1, 200)
+  .optional()
+  .transform((v) => v ?? 50)
+  .meta({ description: "Items per page, 1–200; default 50." });
