@@ -93,4 +93,26 @@ export function queryPattern(pattern: RegExp, rule: string) {
 export const pageLimit = queryInteger(1, 200)
   .optional()
   .transform((v) => v ?? 50)
-  .meta({ description: "Items per page, 1–200; default 50." });
+  .meta({
+    description: "Items per page, 1–200; default 50.",
+    type: "integer",
+    minimum: 1,
+    maximum: 200,
+    default: 50,
+  });
+
+/** `cursor` of a cursor-paged list, given once; {@link pageAfter} (src/api/list-cursor.ts) decodes it. */
+export const pageCursor = queryString("must be the nextCursor of a previous page")
+  .optional()
+  .meta({ description: "`nextCursor` of the previous page." });
+
+/**
+ * For `.catchall()` of a query schema: any parameter not in `names` is refused at its own pointer
+ * (`query.sort`), naming the value and the parameters the route takes.
+ */
+export function noOtherParameters(names: readonly string[]) {
+  // Not z.never(): zod reads a never catchall as `.strict()`, whose one issue names no field.
+  return z.custom<never>(() => false, {
+    error: (issue) => `is not a parameter of this route (${names.join(", ")}) ${got(issue.input)}`,
+  });
+}
