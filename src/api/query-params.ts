@@ -44,9 +44,13 @@ export const pgTimestamp = z.iso
     return normalised;
   });
 
+/** Characters of a refused value a message quotes; a longer one is cut and marked with `…`. */
+const QUOTED_MAX = 100;
+
 /** How a refused query value is quoted in a message: `(got "0")`, or the array a repeated parameter gives. */
 function got(input: unknown): string {
-  return `(got ${JSON.stringify(input) ?? String(input)})`;
+  const quoted = JSON.stringify(input) ?? String(input);
+  return `(got ${quoted.length > QUOTED_MAX ? `${quoted.slice(0, QUOTED_MAX)}…` : quoted})`;
 }
 
 /** One query value: Express gives an array when a parameter repeats, which is refused naming it. */

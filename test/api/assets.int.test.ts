@@ -190,6 +190,8 @@ describe("GET /v1/assets", () => {
       expect(res.body.code).toBe("REQUEST_INVALID");
       expect(res.body.errors, query).toEqual([{ pointer, message: expect.stringMatching(rule) }]);
     }
+    const long = await h.as("operator").get(`/v1/assets?template=${"x".repeat(5000)}`);
+    expect(long.body.errors[0].message).toMatch(/^must match \[a-z0-9-\]\{1,64\} \(got "x{99}…\)$/);
     const several = await h.as("operator").get("/v1/assets?status=gone&limit=0");
     expect(several.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
       "query.limit",
