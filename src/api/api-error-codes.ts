@@ -33,6 +33,8 @@ export const API_ERRORS = {
   EXECUTION_NOT_SUSPENDED: "EXECUTION_NOT_SUSPENDED",
   /** Evidence export asked of an api with no `evidence.signingKey` configured. */
   EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
+  /** No asset of the key's organisation has this id (another organisation's answers the same). */
+  ASSET_NOT_FOUND: "ASSET_NOT_FOUND",
   /** Anything unexpected; the response never carries a stack trace. */
   /** 429: this key's request budget (`api.rateLimit`) is spent; retry after `Retry-After` seconds. */
   RATE_LIMITED: "RATE_LIMITED",

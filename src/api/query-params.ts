@@ -43,3 +43,80 @@ export const pgTimestamp = z.iso
     }
     return normalised;
   });
+
+/** Characters of a refused value a message quotes; a longer one is cut and marked with `…`. */
+const QUOTED_MAX = 100;
+
+/** How a refused query value is quoted in a message: `(got "0")`, or the array a repeated parameter gives. */
+function got(input: unknown): string {
+  const quoted = JSON.stringify(input) ?? String(input);
+  return `(got ${quoted.length > QUOTED_MAX ? `${quoted.slice(0, QUOTED_MAX)}…` : quoted})`;
+}
+
+/** One query value: Express gives an array when a parameter repeats, which is refused naming it. */
+function queryString(rule: string) {
+  return z.string({ error: (issue) => `${rule}, given once ${got(issue.input)}` });
+}
+
+/**
+ * A decimal integer query parameter in `min..max` (both inclusive). The message names the rule and
+ * the value, so `?limit=0` answers `must be an integer, 1 ≤ v ≤ 200 (got "0")`.
+ */
+export function queryInteger(min: number, max: number) {
+  const rule = `must be an integer, ${min} ≤ v ≤ ${max}`;
+  return queryString(rule).transform((v, ctx) => {
+    const n = /^-?\d{1,16}$/.test(v) ? Number(v) : Number.NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) {
+      ctx.addIssue({ code: "custom", message: `${rule} ${got(v)}` });
+      return z.NEVER;
+    }
+    return n;
+  });
+}
+
+/** A query parameter that must be one of `values`; the message lists them and names the value. */
+export function queryEnum<const T extends readonly [string, ...string[]]>(values: T) {
+  const rule = `must be one of ${values.join(", ")}`;
+  return queryString(rule).transform((v, ctx) => {
+    if (!(values as readonly string[]).includes(v)) {
+      ctx.addIssue({ code: "custom", message: `${rule} ${got(v)}` });
+      return z.NEVER;
+    }
+    return v as T[number];
+  });
+}
+
+/** A query parameter matching `pattern`, `rule` saying how in words. */
+export function queryPattern(pattern: RegExp, rule: string) {
+  return queryString(rule).refine((v) => pattern.test(v), {
+    error: (issue) => `${rule} ${got(issue.input)}`,
+  });
+}
+
+/** `limit` of a cursor-paged list: 1–200 items, 50 when absent. */
+export const pageLimit = queryInteger(1, 200)
+  .optional()
+  .transform((v) => v ?? 50)
+  .meta({
+    description: "Items per page, 1–200; default 50.",
+    type: "integer",
+    minimum: 1,
+    maximum: 200,
+    default: 50,
+  });
+
+/** `cursor` of a cursor-paged list, given once; {@link pageAfter} (src/api/list-cursor.ts) decodes it. */
+export const pageCursor = queryString("must be the nextCursor of a previous page")
+  .optional()
+  .meta({ description: "`nextCursor` of the previous page." });
+
+/**
+ * For `.catchall()` of a query schema: any parameter not in `names` is refused at its own pointer
+ * (`query.sort`), naming the value and the parameters the route takes.
+ */
+export function noOtherParameters(names: readonly string[]) {
+  // Not z.never(): zod reads a never catchall as `.strict()`, whose one issue names no field.
+  return z.custom<never>(() => false, {
+    error: (issue) => `is not a parameter of this route (${names.join(", ")}) ${got(issue.input)}`,
+  });
+}

@@ -7,6 +7,7 @@ import { signInRouter } from "./admin/sign-in.js";
 import { admissionControl } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
+import { assetsRouter } from "./assets/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
 import { chainsRouter } from "./chains/router.js";
@@ -85,6 +86,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(auditRouter(deps));
   app.use(chainsRouter(deps));
   app.use(organisationsRouter(deps));
+  app.use(assetsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(routeNotFound);
   app.use(problemHandler(deps.logger));

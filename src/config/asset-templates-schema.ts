@@ -9,13 +9,16 @@ import { z } from "zod";
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
+/** What a template id may be: also what `GET /v1/assets?template=` accepts. */
+export const TEMPLATE_ID_PATTERN = /^[a-z0-9-]{1,64}$/;
+
 const intRange = (min: number, max: number) =>
   z.coerce.number().int("must be an integer").min(min, `${min} ≤ v ≤ ${max}`).max(max, `${min} ≤ v ≤ ${max}`);
 
 export const assetTemplateSchema = z
   .object({
     /** Named by the caller (`templateId` in the `asset.create` input). */
-    id: z.string().regex(/^[a-z0-9-]{1,64}$/, "must match [a-z0-9-]{1,64}"),
+    id: z.string().regex(TEMPLATE_ID_PATTERN, "must match [a-z0-9-]{1,64}"),
     kind: z.enum(["bond", "fund"], { error: 'must be "bond" or "fund"' }),
     /** The only organisation that may create assets from this template. */
     orgId: z.string().min(1, "is required"),

@@ -31,6 +31,17 @@ export type NewAssetRow = Omit<
   "status" | "token" | "feed" | "hashes" | "createdAt" | "activatedAt"
 >;
 
+/** What {@link PgAssets.list} selects; every filter but the organisation is optional. */
+export interface AssetListFilter {
+  orgId: string;
+  status?: AssetRow["status"];
+  chainId?: number;
+  templateId?: string;
+  /** Page strictly after this (createdAt, id): newest first. */
+  after?: { createdAt: string; id: string };
+  limit: number;
+}
+
 export type AssetClaimRow =
   | { outcome: "claimed" | "taken-over"; asset: AssetRow }
   | { outcome: "held"; asset: AssetRow; ownerStatus: string };
@@ -134,11 +145,30 @@ export class PgAssets {
     return rows[0] ? toRow(rows[0]) : undefined;
   }
 
-  /** The organisation's assets, newest first, at most `limit`. */
-  async list(orgId: string, limit: number): Promise<AssetRow[]> {
+  /**
+   * The organisation's assets, newest first (`created_at`, then `id`, descending), filtered, at most
+   * `limit` rows, strictly after `filter.after` when given: keyset pages on the
+   * (org_id, created_at, id) index, so a page costs the same however deep it is.
+   */
+  async list(filter: AssetListFilter): Promise<AssetRow[]> {
+    const where = ["org_id = $1"];
+    const values: unknown[] = [filter.orgId];
+    const add = (clause: (p: string) => string, value: unknown) => {
+      values.push(value);
+      where.push(clause(`$${values.length}`));
+    };
+    if (filter.status !== undefined) add((p) => `status = ${p}`, filter.status);
+    if (filter.chainId !== undefined) add((p) => `chain_id = ${p}`, filter.chainId);
+    if (filter.templateId !== undefined) add((p) => `template_id = ${p}`, filter.templateId);
+    if (filter.after !== undefined) {
+      values.push(filter.after.createdAt, filter.after.id);
+      where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length})`);
+    }
+    values.push(filter.limit);
     const { rows } = await this.pool.query(
-      `SELECT ${COLUMNS} FROM assets WHERE org_id = $1 ORDER BY created_at DESC, id LIMIT $2`,
-      [orgId, limit],
+      `SELECT ${COLUMNS} FROM assets WHERE ${where.join(" AND ")}
+       ORDER BY created_at DESC, id DESC LIMIT $${values.length}`,
+      values,
     );
     return rows.map(toRow);
   }

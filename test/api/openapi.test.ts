@@ -22,6 +22,8 @@ describe("openapi.json", () => {
         "/livez",
         "/openapi.json",
         "/readyz",
+        "/v1/assets",
+        "/v1/assets/{id}",
         "/v1/executions",
         "/v1/executions/{id}",
         "/v1/executions/{id}/approvals",

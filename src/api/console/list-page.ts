@@ -1,8 +1,8 @@
 import type { Request, Response } from "express";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
-import { decodeCursor, encodeCursor } from "../executions/resource.js";
 import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
+import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
 import { describeWaits, executionHref, statusBadge } from "./fragments.js";
 import { Html, html, layout } from "./html.js";

@@ -3,12 +3,11 @@ import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
-import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { parseRequest } from "../http.js";
-import { apiError } from "../problem.js";
-import { decodeCursor, encodeCursor, toExecutionResource, toStep } from "./resource.js";
+import { pageAfter, pageOf } from "../list-cursor.js";
+import { toExecutionResource, toStep } from "./resource.js";
 import { ExecutionIdParams, ListQuerySchema } from "./schemas.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -53,12 +52,7 @@ export function getSteps(deps: ApiDeps) {
 export function listExecutions(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseRequest(ListQuerySchema, req.query, "query");
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (after === null) {
-      throw apiError(API_ERRORS.REQUEST_INVALID, "the cursor is not one this API issued", {
-        errors: [{ pointer: "query.cursor", message: "invalid cursor" }],
-      });
-    }
+    const after = pageAfter(query.cursor);
     const rows = await deps.reads.list({
       orgId: principalOf(res).orgId,
       ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
@@ -70,11 +64,7 @@ export function listExecutions(deps: ApiDeps) {
       ...(after !== undefined ? { after } : {}),
       limit: query.limit + 1,
     });
-    const page = rows.slice(0, query.limit);
-    const last = page.at(-1);
-    res.json({
-      items: page.map(toExecutionResource),
-      nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
-    });
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    res.json({ items: page.map(toExecutionResource), nextCursor });
   };
 }

@@ -3,7 +3,6 @@ import type { FailureRecord } from "../../engine/errors.js";
 import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
-import { toPgTimestamp, UUID_PATTERN } from "../query-params.js";
 import type { ExecutionSchema, FailureSchema, StepSchema, WaitSchema } from "./schemas.js";
 
 /** Path of an execution's status resource (the `Location` of a start). */
@@ -83,27 +82,4 @@ export function toStep(entry: JournalView, withPayloads: boolean): z.infer<typeo
     errorCode: entry.error?.code ?? null,
     ...(withPayloads ? { result: entry.result ?? null, error: entry.error ?? null } : {}),
   };
-}
-
-/** How a cursor's time is written (`toISOString()`). */
-const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
-
-/** Opaque list cursor: base64url of the last item's (createdAt, id). */
-export function encodeCursor(record: { createdAt: string; id: string }): string {
-  return Buffer.from(JSON.stringify([record.createdAt, record.id]), "utf8").toString("base64url");
-}
-
-export function decodeCursor(cursor: string): { createdAt: string; id: string } | null {
-  try {
-    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown;
-    if (!Array.isArray(value) || value.length !== 2) return null;
-    const [createdAt, id] = value;
-    // Parsed to what PostgreSQL accepts: a tampered cursor is a 400, never a failed cast.
-    const at = typeof createdAt === "string" && ISO_INSTANT.test(createdAt) ? toPgTimestamp(createdAt) : null;
-    if (at === null) return null;
-    if (typeof id !== "string" || !UUID_PATTERN.test(id)) return null;
-    return { createdAt: at, id };
-  } catch {
-    return null;
-  }
 }

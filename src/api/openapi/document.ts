@@ -2,6 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
+import { registerAssetsOpenApi } from "../assets/routes.js";
 import { registerAuditOpenApi } from "../audit/routes.js";
 import { registerChainsOpenApi } from "../chains/openapi.js";
 import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
@@ -132,6 +133,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerAuditOpenApi(registry);
   registerChainsOpenApi(registry);
   registerOrganisationsOpenApi(registry);
+  registerAssetsOpenApi(registry);
   registerWebhooksOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
@@ -146,6 +148,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
       { name: "organisations", description: "The organisation's system deployments." },
+      { name: "assets", description: "The organisation's assets (docs/assets.md)." },
       {
         name: "webhooks",
         description: "Webhook subscriptions, deliveries, dead letters (docs/webhooks.md).",

@@ -1,0 +1,116 @@
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import { type Request, type Response, Router } from "express";
+import type { z } from "zod";
+import { TenorError } from "../../errors/tenor-error.js";
+import { type AssetRow, PgAssets } from "../../store/pg-assets.js";
+import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
+import { guard, principalOf } from "../auth/authenticate.js";
+import { executionPath } from "../executions/resource.js";
+import { handler, parseRequest } from "../http.js";
+import { pageAfter, pageOf } from "../list-cursor.js";
+import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import { UUID_PATTERN } from "../query-params.js";
+import { AssetIdParams, AssetListQuery, AssetListSchema, AssetSchema } from "./schemas.js";
+
+/** The assets module: the key's organisation's assets, one or a page (docs/assets.md). */
+export function assetsRouter(deps: ApiDeps): Router {
+  const assets = new PgAssets(deps.pool);
+  const router = Router();
+  router.get("/v1/assets", ...guard(deps.keys, "read"), handler(listAssets(assets)));
+  router.get("/v1/assets/:id", ...guard(deps.keys, "read"), handler(getAsset(assets)));
+  return router;
+}
+
+/** Path of an asset's resource. */
+export function assetPath(id: string): string {
+  return `/v1/assets/${id}`;
+}
+
+/** The resource of a row: what both routes answer, without the organisation (it is the key's). */
+export function toAssetResource(row: AssetRow): z.infer<typeof AssetSchema> {
+  return {
+    id: row.id,
+    templateId: row.templateId,
+    symbol: row.symbol,
+    name: row.name,
+    kind: row.kind,
+    chainId: row.chainId,
+    status: row.status,
+    token: row.token,
+    feed: row.feed,
+    resolver: row.resolver,
+    hashes: row.hashes,
+    executionId: row.executionId,
+    createdAt: row.createdAt,
+    activatedAt: row.activatedAt,
+    links: { self: assetPath(row.id), execution: executionPath(row.executionId) },
+  };
+}
+
+/** `GET /v1/assets/{id}`: another organisation's asset is reported exactly like a missing one. */
+function getAsset(assets: PgAssets) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const { id } = parseRequest(AssetIdParams, req.params, "path");
+    const row = UUID_PATTERN.test(id) ? await assets.get(principalOf(res).orgId, id) : undefined;
+    if (!row) {
+      throw new TenorError(API_ERRORS.ASSET_NOT_FOUND, `asset ${id} was not found`, {
+        details: { assetId: id },
+      });
+    }
+    res.json(toAssetResource(row));
+  };
+}
+
+/** `GET /v1/assets`: the organisation's assets, newest first, filtered, cursor-paged. */
+function listAssets(assets: PgAssets) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const query = parseRequest(AssetListQuery, req.query, "query");
+    const after = pageAfter(query.cursor);
+    const rows = await assets.list({
+      orgId: principalOf(res).orgId,
+      ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.chainId !== undefined ? { chainId: query.chainId } : {}),
+      ...(query.template !== undefined ? { templateId: query.template } : {}),
+      ...(after !== undefined ? { after } : {}),
+      limit: query.limit + 1,
+    });
+    const { page, nextCursor } = pageOf(rows, query.limit);
+    const body: z.infer<typeof AssetListSchema> = { items: page.map(toAssetResource), nextCursor };
+    res.json(body);
+  };
+}
+
+export function registerAssetsOpenApi(registry: OpenAPIRegistry): void {
+  const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/assets",
+    operationId: "listAssets",
+    tags: ["assets"],
+    summary: "List the organisation's assets, newest first",
+    description:
+      "The key's organisation's assets (never another's), newest first. Filters combine with AND; pages " +
+      `follow \`nextCursor\`. Each item is the resource \`GET /v1/assets/{id}\` answers. ${rolesNote("read")}`,
+    request: { query: AssetListQuery },
+    responses: {
+      200: { description: "One page.", content: json(AssetListSchema) },
+      400: problem("REQUEST_INVALID (field `errors`, each naming the parameter, the value and the rule)."),
+      ...authProblems("read"),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/assets/{id}",
+    operationId: "getAsset",
+    tags: ["assets"],
+    summary: "One asset of the organisation",
+    description: `Its template, chain, status, contracts, the creation's hashes and owning execution. ${rolesNote("read")}`,
+    request: { params: AssetIdParams },
+    responses: {
+      200: { description: "The asset.", content: json(AssetSchema) },
+      ...authProblems("read"),
+      404: problem("ASSET_NOT_FOUND (also for another organisation's asset)."),
+    },
+  });
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { TEMPLATE_ID_PATTERN } from "../../config/asset-templates-schema.js";
+import {
+  noOtherParameters,
+  pageCursor,
+  pageLimit,
+  queryEnum,
+  queryInteger,
+  queryPattern,
+} from "../query-params.js";
+
+/**
+ * Schemas of the assets module (docs/assets.md, "Reading assets"): the handlers parse with them
+ * and the OpenAPI document is generated from them (src/api/assets/routes.ts).
+ */
+
+export const ASSET_STATUSES = ["paused", "active"] as const;
+
+/** One asset of the key's organisation, as `GET /v1/assets/{id}` and each list item show it. */
+export const AssetSchema = z
+  .object({
+    id: z.string().meta({ description: "Asset id (UUID)." }),
+    templateId: z.string().meta({ description: "The asset template it was created from." }),
+    symbol: z.string(),
+    name: z.string(),
+    kind: z.enum(["bond", "fund"]),
+    chainId: z.number().int(),
+    status: z.enum(ASSET_STATUSES).meta({
+      description: "`paused` until the creation's staleness bound lands (it cannot mint), then `active`.",
+    }),
+    token: z.string().nullable().meta({ description: "AssetToken address, once deployed." }),
+    feed: z.string().nullable().meta({ description: "PriceFeed address, once created." }),
+    resolver: z.string().meta({ description: "The template's PriceResolver." }),
+    hashes: z
+      .array(z.object({ step: z.string(), hash: z.string() }))
+      .meta({ description: "The creation's transactions so far, in order (a partial list while paused)." }),
+    executionId: z.string().meta({ description: "The creation execution that owns the asset." }),
+    createdAt: z.string(),
+    activatedAt: z.string().nullable(),
+    links: z.object({ self: z.string(), execution: z.string() }),
+  })
+  .meta({ id: "Asset" });
+
+export const AssetListSchema = z
+  .object({
+    items: z.array(AssetSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({ description: "Pass as `cursor` for the next page; null on the last." }),
+  })
+  .meta({ id: "AssetList" });
+
+export const AssetIdParams = z.object({ id: z.string().meta({ description: "Asset id (UUID)." }) });
+
+const ListParameters = {
+  status: queryEnum(ASSET_STATUSES)
+    .optional()
+    .meta({ description: "`paused` or `active`.", type: "string", enum: [...ASSET_STATUSES] }),
+  // The column is a PostgreSQL integer; a chain no longer configured still lists its assets.
+  chainId: queryInteger(1, 2_147_483_647)
+    .optional()
+    .meta({ description: "EIP-155 chain id.", type: "integer", minimum: 1, maximum: 2_147_483_647 }),
+  template: queryPattern(TEMPLATE_ID_PATTERN, "must match [a-z0-9-]{1,64}")
+    .optional()
+    .meta({ description: "Asset template id.", type: "string", pattern: TEMPLATE_ID_PATTERN.source }),
+  limit: pageLimit,
+  cursor: pageCursor,
+};
+
+/** `GET /v1/assets`: filters combine with AND; the organisation is the key's, never a parameter. */
+export const AssetListQuery = z
+  .object(ListParameters)
+  .catchall(noOtherParameters(Object.keys(ListParameters)))
+  .meta({ id: "AssetListQuery" });
