@@ -159,7 +159,7 @@ export class TurnRunner {
     // anything else ends the turn.
     const ahead = await ctx.settleAhead({ forCompletion: output?.ok === true });
     const reason = ctx.stop.reason;
-    if (ahead && output !== null && output.ok) {
+    if (ahead && output?.ok) {
       try {
         await store.complete(fence, output.value, ahead);
       } catch (error) {
