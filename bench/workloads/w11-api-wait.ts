@@ -136,7 +136,7 @@ export const w11ApiWait: Workload = {
           runs,
           warmupRuns: WARMUP_RUNS,
           order: "engine, API, polling client interleaved sample by sample",
-          engine: "start call to the job's completion seen through BullMQ QueueEvents (as W1)",
+          engine: "start call to the runner's announcement of the finished execution (as W1)",
           api: "POST with Prefer: wait=30 to the API in its own process (bench/tenor-api.ts) over loopback HTTP, until the 200 response is read",
           polling: "ExecutionClient without notifications: start, then reads from 20 ms doubling to 500 ms",
         },

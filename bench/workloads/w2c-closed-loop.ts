@@ -91,7 +91,7 @@ export const w2cClosedLoop: Workload = {
         warmupWorkflows: WARMUP_WORKFLOWS,
         loop: "each client starts its next workflow when its last one's completion was observed",
         tenor:
-          "start call to the job's completion seen through BullMQ QueueEvents (as W1); runnerConcurrency 100 (default)",
+          "start call to the runner's announcement of the finished execution (as W1); runnerConcurrency 100 (default)",
       },
       systems,
     };
