@@ -138,6 +138,9 @@ export function scrapedGauge<L extends string>(
   options: { name: string; help: string; labelNames: readonly L[] },
   read: () => Promise<{ labels: Record<L, string>; value: number }[]>,
 ): void {
+  // A start that failed part-way is relaunched in the same process with the same registry
+  // (src/roles/startup-relaunch.ts): the new attempt's reader replaces the old one's.
+  metrics.registry.removeSingleMetric(options.name);
   new client.Gauge<L>({
     name: options.name,
     help: options.help,
