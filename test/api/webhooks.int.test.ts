@@ -1,11 +1,10 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
+import { createTestSubscription, TEST_KEYRING, TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
@@ -23,6 +22,7 @@ beforeAll(async () => {
   dispatcher = startWebhookDispatcher({
     pool: h.pool,
     settings: TEST_WEBHOOK_SETTINGS,
+    keyring: TEST_KEYRING,
     logger: createLogger({ level: "error" }),
   });
 }, 60_000);
@@ -59,6 +59,13 @@ describe("webhook subscriptions", () => {
     const list = await h.as("admin").get("/v1/webhooks/subscriptions");
     expect(list.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
     expect(JSON.stringify([read.body, list.body])).not.toContain(secret);
+    // At rest the secret is encrypted under the api's first key, never stored as is.
+    const stored = await h.pool.query("SELECT * FROM webhook_subscriptions WHERE id = $1", [id]);
+    expect(stored.rows[0].secret_key_id).toBe(TEST_KEYRING.primaryKeyId);
+    expect(JSON.stringify(stored.rows)).not.toContain(secret.slice("whsec_".length));
+    expect(
+      TEST_KEYRING.open(id, { keyId: stored.rows[0].secret_key_id, sealed: stored.rows[0].secret }),
+    ).toBe(secret);
 
     const theirs = await h.as("otherAdmin").get(`/v1/webhooks/subscriptions/${id}`);
     expect(theirs.status).toBe(404);
@@ -128,13 +135,11 @@ describe("deliveries, dead letters and redelivery", () => {
   it("dead-letters a test delivery to a failing receiver; only its organisation sees or redelivers it", async () => {
     // Loopback receivers are internal addresses: the API refuses them, so the row is written directly.
     receiver.secret = newWebhookSecret();
-    const subscription = await new PgWebhooks(h.pool).createSubscription({
+    const subscription = await createTestSubscription(h.pool, {
       orgId: "org-a",
       url: receiver.url,
       events: ["execution.completed"],
-      description: null,
       secret: receiver.secret,
-      createdBy: null,
     });
     receiver.answer = () => ({ status: 500 });
     const test = await h.as("admin").post(`/v1/webhooks/subscriptions/${subscription.id}/test`);
@@ -262,13 +267,11 @@ describe("audit trail", () => {
 
     // A test delivery to the loopback receiver (written directly: the API refuses loopback URLs).
     receiver.secret = newWebhookSecret();
-    const subscription = await new PgWebhooks(h.pool).createSubscription({
+    const subscription = await createTestSubscription(h.pool, {
       orgId: "org-a",
       url: receiver.url,
       events: ["execution.completed"],
-      description: null,
       secret: receiver.secret,
-      createdBy: null,
     });
     receiver.answer = () => ({ status: 200 });
     const testOk = tag("test-ok");

@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { type Request, type Response, Router } from "express";
 import { TenorError } from "../../errors/tenor-error.js";
 import { WEBHOOK_ERRORS } from "../../errors/webhook-errors.js";
 import { PgWebhooks } from "../../store/pg-webhooks.js";
 import { urlRefusal } from "../../webhooks/address-policy.js";
 import { WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
+import { WebhookSecretKeyring } from "../../webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
@@ -33,6 +35,8 @@ export function webhooksRouter(deps: ApiDeps): Router {
   const router = Router();
   const store = new PgWebhooks(deps.pool);
   const allowPrivate = deps.webhooks?.allowPrivateAddresses ?? false;
+  // No keyring: new subscriptions are refused (WEBHOOK_SECRET_KEY_MISSING), never stored in plain text.
+  const keyring = deps.webhooks?.keyring ?? new WebhookSecretKeyring([], { plaintextAllowed: false });
   const body = jsonBody(deps.settings.bodyLimitBytes);
 
   router.post(
@@ -53,13 +57,15 @@ export function webhooksRouter(deps: ApiDeps): Router {
             errors: [{ pointer: "body.url", message: refusal }],
           },
         );
+      const id = randomUUID();
       const secret = newWebhookSecret();
       const created = await store.createSubscription({
+        id,
         orgId: principal.orgId,
         url: input.url,
         events: input.events,
         description: input.description ?? null,
-        secret,
+        secret: keyring.seal(id, secret),
         createdBy: principal.keyId,
       });
       nameAuditTarget(res, created.id);
