@@ -44,8 +44,8 @@ export interface DeliveryFilter {
   orgId: string;
   subscriptionId?: string;
   status?: WebhookDeliveryStatus;
-  /** Newest first; only deliveries created before this one (the cursor of the previous page). */
-  before?: { createdAt: string; id: string };
+  /** Newest first; only deliveries after this one in that order (the cursor of the previous page). */
+  after?: { createdAt: string; id: string };
   limit: number;
 }
 
@@ -178,8 +178,8 @@ export class PgWebhooks {
       values.push(filter.status);
       where.push(`d.status = $${values.length}::"WebhookDeliveryStatus"`);
     }
-    if (filter.before !== undefined) {
-      values.push(filter.before.createdAt, filter.before.id);
+    if (filter.after !== undefined) {
+      values.push(filter.after.createdAt, filter.after.id);
       where.push(`(d.created_at, d.id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     const { rows } = await this.pool.query<WebhookDeliveryRecord>(

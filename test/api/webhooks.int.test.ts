@@ -119,11 +119,25 @@ describe("webhook subscriptions", () => {
       .post("/v1/webhooks/subscriptions")
       .send({ url: "http://10.1.2.3/x", events: ["execution.failed"] });
     expect(url.body.detail).toContain('"http://10.1.2.3/x"');
-    const query = await h.as("admin").get("/v1/webhooks/deliveries?limit=0&status=lost");
+    // The list parameters are refused as on every list route (src/api/query-params.ts).
+    const query = await h.as("admin").get("/v1/webhooks/deliveries?limit=0&status=lost&sort=new");
     expect(query.status).toBe(400);
-    expect(query.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
-      "query.limit",
-      "query.status",
+    expect(
+      Object.fromEntries(
+        query.body.errors.map((e: { pointer: string; message: string }) => [e.pointer, e.message]),
+      ),
+    ).toEqual({
+      "query.limit": 'must be an integer, 1 ≤ v ≤ 200 (got "0")',
+      "query.status": 'must be one of pending, delivered, dead, cancelled (got "lost")',
+      "query.sort": 'is not a parameter of this route (subscriptionId, status, limit, cursor) (got "new")',
+    });
+    const cursor = await h.as("admin").get("/v1/webhooks/dead-letters?cursor=bm90LWEtY3Vyc29y");
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.errors).toEqual([
+      {
+        pointer: "query.cursor",
+        message: 'must be the nextCursor of a previous page, unchanged (got "bm90LWEtY3Vyc29y")',
+      },
     ]);
     expect((await h.as("admin").get("/v1/webhooks/deliveries/not-a-uuid")).body.errors[0].pointer).toBe(
       "path.id",
@@ -303,5 +317,26 @@ describe("audit trail", () => {
       { role: "admin", target: deliveryId, outcome: "WEBHOOK_DELIVERY_PENDING" },
       { role: "operator", target: deliveryId, outcome: "FORBIDDEN" },
     ]);
+  });
+});
+
+describe("delivery lists", () => {
+  it("pages newest first with the shared list cursor, to a last page whose nextCursor is null", async () => {
+    const all = await h.as("operator").get("/v1/webhooks/deliveries?limit=200");
+    const ids = (all.body.items as { id: string }[]).map((d) => d.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(all.body.nextCursor).toBeNull();
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: request.Response = await h
+        .as("operator")
+        .get("/v1/webhooks/deliveries")
+        .query({ limit: "1", ...(cursor ? { cursor } : {}) });
+      expect(page.status).toBe(200);
+      paged.push(...(page.body.items as { id: string }[]).map((d) => d.id));
+      cursor = page.body.nextCursor as string | null;
+    } while (cursor !== null && paged.length <= ids.length);
+    expect(paged).toEqual(ids);
   });
 });

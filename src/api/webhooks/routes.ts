@@ -12,8 +12,8 @@ import { API_ERRORS } from "../api-error-codes.js";
 import { audited, nameAuditTarget } from "../audit/audit-trail.js";
 import { guard, principalOf } from "../auth/authenticate.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
+import { pageAfter, pageOf } from "../list-cursor.js";
 import { apiError } from "../problem.js";
-import { UUID_PATTERN } from "../query-params.js";
 import { CreateSubscriptionBody, DeliveryParams, DeliveryQuery, SubscriptionParams } from "./schemas.js";
 
 const notFound = (what: "subscription" | "delivery", id: string) =>
@@ -172,31 +172,14 @@ async function listDeliveries(
         errors: [{ pointer: "query.status", message: "must be dead here" }],
       },
     );
-  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const items = await store.listDeliveries({
+  const after = pageAfter(query.cursor);
+  const rows = await store.listDeliveries({
     orgId: principalOf(res).orgId,
-    limit: query.limit,
+    limit: query.limit + 1,
     ...(query.subscriptionId !== undefined ? { subscriptionId: query.subscriptionId } : {}),
     ...((status ?? query.status) !== undefined ? { status: status ?? query.status } : {}),
-    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
   });
-  const last = items.at(-1);
-  const nextCursor =
-    items.length === query.limit && last
-      ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString("base64url")
-      : null;
-  res.json({ items, nextCursor });
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
-    if (typeof createdAt === "string" && UUID_PATTERN.test(id) && !Number.isNaN(Date.parse(createdAt)))
-      return { createdAt, id };
-  } catch {
-    // falls through to the refusal
-  }
-  throw apiError(API_ERRORS.REQUEST_INVALID, "query.cursor: must be the nextCursor of a previous page", {
-    errors: [{ pointer: "query.cursor", message: "must be the nextCursor of a previous page" }],
-  });
+  const { page, nextCursor } = pageOf(rows, query.limit);
+  res.json({ items: page, nextCursor });
 }
