@@ -66,6 +66,17 @@ describe("webhook subscriptions", () => {
     expect(
       TEST_KEYRING.open(id, { keyId: stored.rows[0].secret_key_id, sealed: stored.rows[0].secret }),
     ).toBe(secret);
+    // An api with no key refuses new subscriptions rather than store a secret in plain text.
+    const keyless = await request(h.replica({}))
+      .post("/v1/webhooks/subscriptions")
+      .set("authorization", `Bearer ${h.keys.admin}`)
+      .send({ url: "https://hooks.example.com/keyless", events: ["execution.completed"] });
+    expect(keyless.status).toBe(503);
+    expect(keyless.body.code).toBe("WEBHOOK_SECRET_KEY_MISSING");
+    expect(keyless.body.detail).toContain("set webhooks.secretKeys");
+    expect(
+      (await h.pool.query("SELECT 1 FROM webhook_subscriptions WHERE url LIKE '%/keyless'")).rowCount,
+    ).toBe(0);
 
     const theirs = await h.as("otherAdmin").get(`/v1/webhooks/subscriptions/${id}`);
     expect(theirs.status).toBe(404);
