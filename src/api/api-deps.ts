@@ -10,6 +10,7 @@ import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { AdmissionSettings } from "./admission.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
@@ -51,8 +52,11 @@ export interface ApiDeps {
   eventLoopLagMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
-  /** Webhook settings the routes need; absent: internal addresses are refused. */
-  webhooks?: { allowPrivateAddresses: boolean };
+  /**
+   * Webhook settings the routes need, and the keyring that encrypts new signing secrets
+   * (`webhooks.secretKeys`). Absent: internal addresses are refused and so is a new subscription.
+   */
+  webhooks?: { allowPrivateAddresses: boolean; keyring: WebhookSecretKeyring };
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
 }

@@ -46,6 +46,9 @@ const healthIntervalSeconds = z.coerce
   )
   .default(60);
 
+/** Id of a webhook secret key: stored beside every secret it encrypts, so it never changes. */
+const SECRET_KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+
 export const configSchema = z
   .object({
     /** PostgreSQL URL (DATABASE_URL). Required: never defaulted, never empty. */
@@ -516,6 +519,46 @@ export const configSchema = z
             z.enum(["true", "false"], "must be true or false").transform((v) => v === "true"),
           ])
           .default(false),
+        /**
+         * Keys that encrypt subscription signing secrets at rest (AES-256-GCM), each a 256-bit key
+         * in base64 read from `{ env: NAME }` or `{ file: /path }` under a stable `id`. The first
+         * encrypts new secrets; every listed key decrypts, so a key is rotated by putting the new
+         * one first and keeping the old one until the runners have re-encrypted its rows
+         * (docs/webhooks.md, "Secrets"). Empty: new subscriptions are refused unless
+         * `plaintextSecrets` is on.
+         */
+        secretKeys: z
+          .array(
+            z
+              .object({
+                id: z.string().regex(SECRET_KEY_ID, "must match [A-Za-z0-9_.-]{1,64}"),
+                key: secretSourceSchema,
+              })
+              .strict(),
+            "must be a list of { id, key: { env: NAME } | { file: /path } }",
+          )
+          .superRefine((keys, ctx) => {
+            keys.forEach((entry, index) => {
+              if (keys.findIndex((other) => other.id === entry.id) !== index)
+                ctx.addIssue({
+                  code: "custom",
+                  path: [index, "id"],
+                  input: entry.id,
+                  message: "must be unique among webhooks.secretKeys",
+                });
+            });
+          })
+          .default([]),
+        /**
+         * Development only: with no `secretKeys`, store new signing secrets in plain text instead
+         * of refusing to create subscriptions. Ignored when a key is configured.
+         */
+        plaintextSecrets: z
+          .union([
+            z.boolean(),
+            z.enum(["true", "false"], "must be true or false").transform((v) => v === "true"),
+          ])
+          .default(false),
       })
       .strict()
       .default({
@@ -526,6 +569,8 @@ export const configSchema = z
         concurrency: 8,
         pollIntervalMs: 1_000,
         allowPrivateAddresses: false,
+        secretKeys: [],
+        plaintextSecrets: false,
       }),
     /**
      * Evidence export (docs/console.md): `signingKey` names where the api reads the Ed25519 private

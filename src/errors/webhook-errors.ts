@@ -10,4 +10,11 @@ export const WEBHOOK_ERRORS = Object.freeze({
   WEBHOOK_DELIVERY_PENDING: "WEBHOOK_DELIVERY_PENDING",
   /** A `Tenor-Signature` header that is missing, malformed, too old or does not match the body. */
   WEBHOOK_SIGNATURE_INVALID: "WEBHOOK_SIGNATURE_INVALID",
+  /**
+   * No `webhooks.secretKeys` key to encrypt a new signing secret with (and plaintext secrets are
+   * off), or a stored secret names a key id this process was not configured with.
+   */
+  WEBHOOK_SECRET_KEY_MISSING: "WEBHOOK_SECRET_KEY_MISSING",
+  /** A stored signing secret that does not decrypt with the key of its id: the key was changed. */
+  WEBHOOK_SECRET_UNREADABLE: "WEBHOOK_SECRET_UNREADABLE",
 });

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { Application } from "./application.js";
 import { createPlatformApi } from "./platform-api.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
@@ -17,6 +18,13 @@ export async function startApiRole(
   // Registration first: the API validates inputs with the workflows' own schemas.
   const registry = new WorkflowRegistry(application.workflows);
   const evidenceKey = loadEvidenceSigningKey(ctx.config, ctx.secrets);
+  const webhookKeys = loadWebhookSecretKeyring(ctx.config.webhooks, ctx.secrets);
+  if (webhookKeys.primaryKeyId === null)
+    ctx.logger.warn(
+      webhookKeys.plaintextAllowed
+        ? "webhook signing secrets are stored in plain text (webhooks.plaintextSecrets): development only"
+        : "no webhooks.secretKeys configured: creating webhook subscriptions is refused",
+    );
   const api = createPlatformApi({
     settings: ctx.config.api,
     pool: ctx.deps.pool,
@@ -30,7 +38,7 @@ export async function startApiRole(
     admission: ctx.config.api.admission,
     chainIds: ctx.config.chains.map((chain) => chain.id),
     ...(evidenceKey ? { evidenceKey } : {}),
-    webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses },
+    webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },
   });
   const app = api.app;
   const server = await new Promise<Server>((resolve, reject) => {

@@ -3,7 +3,7 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { AdmissionSettings } from "../api/admission.js";
-import type { ApiSettings } from "../api/api-deps.js";
+import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
@@ -38,8 +38,11 @@ export interface PlatformApiOptions {
   chainIds?: readonly number[];
   /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
   evidenceKey?: KeyObject;
-  /** `webhooks.allowPrivateAddresses` (the api role passes the configuration's); default off. */
-  webhooks?: { allowPrivateAddresses: boolean };
+  /**
+   * `webhooks.allowPrivateAddresses` and the `webhooks.secretKeys` keyring (the api role passes the
+   * configuration's); absent: internal addresses are refused and so is a new subscription.
+   */
+  webhooks?: ApiDeps["webhooks"];
 }
 
 /**

@@ -6,6 +6,8 @@ import { EntityRegistry } from "../keyed/entity-registry.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { assertNoEviction } from "../transport/redis-connection.js";
+import { resealWebhookSecrets } from "../webhooks/reseal-secrets.js";
+import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import { startWebhookDispatcher } from "../webhooks/webhook-dispatcher.js";
 import type { Application } from "./application.js";
 import { createExecutionClient } from "./create-execution-client.js";
@@ -27,7 +29,17 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
   activities.assertAllDeclaredRegistered();
   const entities = new EntityRegistry(app.entities);
   entities.assertAllDeclaredRegistered();
+  // A webhook secret key that cannot be read refuses the start (a configuration error).
+  const webhookKeys = loadWebhookSecretKeyring(ctx.config.webhooks, ctx.secrets);
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
+  // Before the dispatcher: secrets in plain text or under an older key move to the first key.
+  const resealed = await resealWebhookSecrets({
+    pool: ctx.deps.pool,
+    keyring: webhookKeys,
+    logger: ctx.logger,
+  });
+  if (resealed.resealed > 0 || resealed.unreadable > 0)
+    ctx.logger.info("webhook signing secrets re-encrypted", { ...resealed, keyId: webhookKeys.primaryKeyId });
   // The chain boundary: nonces through the entity, watcher findings delivered as signals.
   const entityClient = new EntityClient({
     pool: ctx.deps.pool,
@@ -76,6 +88,7 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
   const webhooks = startWebhookDispatcher({
     pool: ctx.deps.pool,
     settings: ctx.config.webhooks,
+    keyring: webhookKeys,
     logger: ctx.logger,
     metrics: ctx.metrics,
   });

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import type { SealedWebhookSecret } from "./pg-webhook-secrets.js";
 import { withTransaction } from "./with-transaction.js";
 
 /** A delivery a dispatcher claimed: everything one attempt needs. */
@@ -13,7 +14,9 @@ export interface ClaimedDelivery {
   /** The event's JSON body as sent, the same bytes on every attempt. */
   body: string;
   url: string;
-  secret: string;
+  subscriptionId: string;
+  /** The subscription's signing secret as stored; the dispatcher opens it to sign. */
+  secret: SealedWebhookSecret;
 }
 
 /** What an attempt decided for its delivery. */
@@ -42,7 +45,9 @@ export class PgWebhookDispatch {
   /** Claims up to `limit` due deliveries for `leaseMs`. */
   claimDue(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return withTransaction(this.pool, async (client) => {
-      const { rows } = await client.query<Omit<ClaimedDelivery, "receiptId">>(
+      const { rows } = await client.query<
+        Omit<ClaimedDelivery, "receiptId" | "secret"> & { sealed: string; keyId: string | null }
+      >(
         `WITH due AS (
            SELECT id FROM webhook_deliveries
             WHERE status = 'pending' AND next_attempt_at <= now()
@@ -55,7 +60,8 @@ export class PgWebhookDispatch {
            RETURNING d.id, d.attempts, d.event_id, d.subscription_id
          )
          SELECT c.id AS "deliveryId", c.attempts AS attempt, e.id AS "eventId", e.type AS "eventType",
-                e.payload::text AS body, s.url, s.secret
+                e.payload::text AS body, s.url,
+                s.id AS "subscriptionId", s.secret AS sealed, s.secret_key_id AS "keyId"
            FROM claimed c
            JOIN webhook_events e ON e.id = c.event_id
            JOIN webhook_subscriptions s ON s.id = c.subscription_id`,
@@ -76,7 +82,11 @@ export class PgWebhookDispatch {
         [ids, rows.map((r) => r.attempt)],
       );
       const receiptOf = new Map(receipts.rows.map((r) => [r.delivery_id, r.id]));
-      return rows.map((row) => ({ ...row, receiptId: receiptOf.get(row.deliveryId) as string }));
+      return rows.map(({ sealed, keyId, ...row }) => ({
+        ...row,
+        secret: { sealed, keyId },
+        receiptId: receiptOf.get(row.deliveryId) as string,
+      }));
     });
   }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { settleEvents } from "./pg-webhook-dispatch.js";
+import type { SealedWebhookSecret } from "./pg-webhook-secrets.js";
 import { withTransaction } from "./with-transaction.js";
 
 /** A subscription as the API shows it: never its secret (docs/webhooks.md, "Secrets"). */
@@ -43,8 +44,8 @@ export interface DeliveryFilter {
   orgId: string;
   subscriptionId?: string;
   status?: WebhookDeliveryStatus;
-  /** Newest first; only deliveries created before this one (the cursor of the previous page). */
-  before?: { createdAt: string; id: string };
+  /** Newest first; only deliveries after this one in that order (the cursor of the previous page). */
+  after?: { createdAt: string; id: string };
   limit: number;
 }
 
@@ -64,19 +65,32 @@ const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", e.type AS "eventType", 
 export class PgWebhooks {
   constructor(private readonly pool: Pool) {}
 
-  /** Creates a subscription; the only call that ever returns its secret is the route around it. */
+  /**
+   * Creates a subscription under `id` (the caller's, since a sealed secret is bound to it), with
+   * its secret already sealed. The only call that ever returns the secret is the route around it.
+   */
   async createSubscription(input: {
+    id: string;
     orgId: string;
     url: string;
     events: readonly string[];
     description: string | null;
-    secret: string;
+    secret: SealedWebhookSecret;
     createdBy: string | null;
   }): Promise<WebhookSubscriptionRecord> {
     const { rows } = await this.pool.query<WebhookSubscriptionRecord>(
-      `INSERT INTO webhook_subscriptions (id, org_id, url, events, secret, description, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${SUBSCRIPTION_COLUMNS}`,
-      [randomUUID(), input.orgId, input.url, input.events, input.secret, input.description, input.createdBy],
+      `INSERT INTO webhook_subscriptions (id, org_id, url, events, secret, secret_key_id, description, created_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${SUBSCRIPTION_COLUMNS}`,
+      [
+        input.id,
+        input.orgId,
+        input.url,
+        input.events,
+        input.secret.sealed,
+        input.secret.keyId,
+        input.description,
+        input.createdBy,
+      ],
     );
     return rows[0] as WebhookSubscriptionRecord;
   }
@@ -164,8 +178,8 @@ export class PgWebhooks {
       values.push(filter.status);
       where.push(`d.status = $${values.length}::"WebhookDeliveryStatus"`);
     }
-    if (filter.before !== undefined) {
-      values.push(filter.before.createdAt, filter.before.id);
+    if (filter.after !== undefined) {
+      values.push(filter.after.createdAt, filter.after.id);
       where.push(`(d.created_at, d.id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
     }
     const { rows } = await this.pool.query<WebhookDeliveryRecord>(

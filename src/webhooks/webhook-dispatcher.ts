@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
+import { toTenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics, WebhookAttemptOutcome } from "../observability/metrics.js";
 import {
@@ -9,6 +10,7 @@ import {
 } from "../store/pg-webhook-dispatch.js";
 import { webhookRetryDelayMs } from "./backoff.js";
 import { WEBHOOK_HEADERS } from "./event-types.js";
+import type { WebhookSecretKeyring } from "./secret-keyring.js";
 import { webhookSignatureHeader } from "./signature.js";
 import { sendWebhook, type WebhookAttemptResult } from "./webhook-sender.js";
 
@@ -17,6 +19,8 @@ export type WebhookSettings = TenorConfig["webhooks"];
 export interface WebhookDispatcherOptions {
   pool: Pool;
   settings: WebhookSettings;
+  /** Opens each subscription's stored secret to sign with (`webhooks.secretKeys`). */
+  keyring: WebhookSecretKeyring;
   logger: Logger;
   /**
    * Counts each attempt whose outcome was recorded, by outcome, and observes its duration
@@ -61,7 +65,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     });
 
   const attempt = async (claimed: ClaimedDelivery) => {
-    const result = await send(claimed, settings);
+    const result = await send(claimed, options.keyring, settings);
     const outcome = decide(result, claimed.attempt, settings);
     let recorded: boolean;
     try {
@@ -138,7 +142,19 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   };
 }
 
-function send(claimed: ClaimedDelivery, settings: WebhookSettings): Promise<WebhookAttemptResult> {
+function send(
+  claimed: ClaimedDelivery,
+  keyring: WebhookSecretKeyring,
+  settings: WebhookSettings,
+): Promise<WebhookAttemptResult> {
+  let secret: string;
+  try {
+    secret = keyring.open(claimed.subscriptionId, claimed.secret);
+  } catch (error) {
+    // Nothing is sent unsigned: a failed attempt whose receipt names the key, retried like any other.
+    const { code, message } = toTenorError(error);
+    return Promise.resolve({ statusCode: null, error: `${code}: ${message}`, response: null, durationMs: 0 });
+  }
   // Signed at send time, every attempt: a retry hours later still passes the receiver's replay window.
   const timestamp = Math.floor(Date.now() / 1_000);
   return sendWebhook({
@@ -147,7 +163,7 @@ function send(claimed: ClaimedDelivery, settings: WebhookSettings): Promise<Webh
     headers: {
       "content-type": "application/json",
       "user-agent": "Tenor-Webhooks/1",
-      [WEBHOOK_HEADERS.signature]: webhookSignatureHeader(claimed.secret, timestamp, claimed.body),
+      [WEBHOOK_HEADERS.signature]: webhookSignatureHeader(secret, timestamp, claimed.body),
       [WEBHOOK_HEADERS.eventId]: claimed.eventId,
       [WEBHOOK_HEADERS.eventType]: claimed.eventType,
       [WEBHOOK_HEADERS.attempt]: String(claimed.attempt),

@@ -1,11 +1,10 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
+import { createTestSubscription, TEST_KEYRING, TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
@@ -23,6 +22,7 @@ beforeAll(async () => {
   dispatcher = startWebhookDispatcher({
     pool: h.pool,
     settings: TEST_WEBHOOK_SETTINGS,
+    keyring: TEST_KEYRING,
     logger: createLogger({ level: "error" }),
   });
 }, 60_000);
@@ -59,6 +59,24 @@ describe("webhook subscriptions", () => {
     const list = await h.as("admin").get("/v1/webhooks/subscriptions");
     expect(list.body.items.map((s: { id: string }) => s.id)).toEqual([id]);
     expect(JSON.stringify([read.body, list.body])).not.toContain(secret);
+    // At rest the secret is encrypted under the api's first key, never stored as is.
+    const stored = await h.pool.query("SELECT * FROM webhook_subscriptions WHERE id = $1", [id]);
+    expect(stored.rows[0].secret_key_id).toBe(TEST_KEYRING.primaryKeyId);
+    expect(JSON.stringify(stored.rows)).not.toContain(secret.slice("whsec_".length));
+    expect(
+      TEST_KEYRING.open(id, { keyId: stored.rows[0].secret_key_id, sealed: stored.rows[0].secret }),
+    ).toBe(secret);
+    // An api with no key refuses new subscriptions rather than store a secret in plain text.
+    const keyless = await request(h.replica({}))
+      .post("/v1/webhooks/subscriptions")
+      .set("authorization", `Bearer ${h.keys.admin}`)
+      .send({ url: "https://hooks.example.com/keyless", events: ["execution.completed"] });
+    expect(keyless.status).toBe(503);
+    expect(keyless.body.code).toBe("WEBHOOK_SECRET_KEY_MISSING");
+    expect(keyless.body.detail).toContain("set webhooks.secretKeys");
+    expect(
+      (await h.pool.query("SELECT 1 FROM webhook_subscriptions WHERE url LIKE '%/keyless'")).rowCount,
+    ).toBe(0);
 
     const theirs = await h.as("otherAdmin").get(`/v1/webhooks/subscriptions/${id}`);
     expect(theirs.status).toBe(404);
@@ -112,11 +130,25 @@ describe("webhook subscriptions", () => {
       .post("/v1/webhooks/subscriptions")
       .send({ url: "http://10.1.2.3/x", events: ["execution.failed"] });
     expect(url.body.detail).toContain('"http://10.1.2.3/x"');
-    const query = await h.as("admin").get("/v1/webhooks/deliveries?limit=0&status=lost");
+    // The list parameters are refused as on every list route (src/api/query-params.ts).
+    const query = await h.as("admin").get("/v1/webhooks/deliveries?limit=0&status=lost&sort=new");
     expect(query.status).toBe(400);
-    expect(query.body.errors.map((e: { pointer: string }) => e.pointer).sort()).toEqual([
-      "query.limit",
-      "query.status",
+    expect(
+      Object.fromEntries(
+        query.body.errors.map((e: { pointer: string; message: string }) => [e.pointer, e.message]),
+      ),
+    ).toEqual({
+      "query.limit": 'must be an integer, 1 ≤ v ≤ 200 (got "0")',
+      "query.status": 'must be one of pending, delivered, dead, cancelled (got "lost")',
+      "query.sort": 'is not a parameter of this route (subscriptionId, status, limit, cursor) (got "new")',
+    });
+    const cursor = await h.as("admin").get("/v1/webhooks/dead-letters?cursor=bm90LWEtY3Vyc29y");
+    expect(cursor.status).toBe(400);
+    expect(cursor.body.errors).toEqual([
+      {
+        pointer: "query.cursor",
+        message: 'must be the nextCursor of a previous page, unchanged (got "bm90LWEtY3Vyc29y")',
+      },
     ]);
     expect((await h.as("admin").get("/v1/webhooks/deliveries/not-a-uuid")).body.errors[0].pointer).toBe(
       "path.id",
@@ -128,13 +160,11 @@ describe("deliveries, dead letters and redelivery", () => {
   it("dead-letters a test delivery to a failing receiver; only its organisation sees or redelivers it", async () => {
     // Loopback receivers are internal addresses: the API refuses them, so the row is written directly.
     receiver.secret = newWebhookSecret();
-    const subscription = await new PgWebhooks(h.pool).createSubscription({
+    const subscription = await createTestSubscription(h.pool, {
       orgId: "org-a",
       url: receiver.url,
       events: ["execution.completed"],
-      description: null,
       secret: receiver.secret,
-      createdBy: null,
     });
     receiver.answer = () => ({ status: 500 });
     const test = await h.as("admin").post(`/v1/webhooks/subscriptions/${subscription.id}/test`);
@@ -262,13 +292,11 @@ describe("audit trail", () => {
 
     // A test delivery to the loopback receiver (written directly: the API refuses loopback URLs).
     receiver.secret = newWebhookSecret();
-    const subscription = await new PgWebhooks(h.pool).createSubscription({
+    const subscription = await createTestSubscription(h.pool, {
       orgId: "org-a",
       url: receiver.url,
       events: ["execution.completed"],
-      description: null,
       secret: receiver.secret,
-      createdBy: null,
     });
     receiver.answer = () => ({ status: 200 });
     const testOk = tag("test-ok");
@@ -300,5 +328,26 @@ describe("audit trail", () => {
       { role: "admin", target: deliveryId, outcome: "WEBHOOK_DELIVERY_PENDING" },
       { role: "operator", target: deliveryId, outcome: "FORBIDDEN" },
     ]);
+  });
+});
+
+describe("delivery lists", () => {
+  it("pages newest first with the shared list cursor, to a last page whose nextCursor is null", async () => {
+    const all = await h.as("operator").get("/v1/webhooks/deliveries?limit=200");
+    const ids = (all.body.items as { id: string }[]).map((d) => d.id);
+    expect(ids.length).toBeGreaterThanOrEqual(2);
+    expect(all.body.nextCursor).toBeNull();
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: request.Response = await h
+        .as("operator")
+        .get("/v1/webhooks/deliveries")
+        .query({ limit: "1", ...(cursor ? { cursor } : {}) });
+      expect(page.status).toBe(200);
+      paged.push(...(page.body.items as { id: string }[]).map((d) => d.id));
+      cursor = page.body.nextCursor as string | null;
+    } while (cursor !== null && paged.length <= ids.length);
+    expect(paged).toEqual(ids);
   });
 });

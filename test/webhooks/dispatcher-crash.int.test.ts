@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -31,7 +32,8 @@ beforeAll(async () => {
   writeFileSync(
     join(dir, "tenor.yaml"),
     [
-      "webhooks: { timeoutMs: 1000, maxAttempts: 5, backoff: { baseMs: 10, maxMs: 50 }, pollIntervalMs: 100, allowPrivateAddresses: true }",
+      "webhooks: { timeoutMs: 1000, maxAttempts: 5, backoff: { baseMs: 10, maxMs: 50 }, pollIntervalMs: 100, allowPrivateAddresses: true,",
+      "  secretKeys: [{ id: k1, key: { env: TENOR_TEST_WEBHOOK_KEY } }] }",
       "durable:",
       "  sharding: { shardCount: 64, refreshIntervalMs: 200, livenessWindowMs: 1000 }",
     ].join("\n"),
@@ -42,6 +44,7 @@ beforeAll(async () => {
     TENOR_REDIS_PREFIX: prefix,
     TENOR_CONFIG: join(dir, "tenor.yaml"),
     TENOR_DATABASE_POOL_MAX: "4",
+    TENOR_TEST_WEBHOOK_KEY: randomBytes(32).toString("base64"),
   };
 });
 
@@ -65,12 +68,14 @@ async function startRunner(): Promise<RoleProcess> {
 describe("dispatcher crash", () => {
   it("redelivers an event whose runner was killed mid-delivery", async () => {
     receiver.secret = newWebhookSecret();
-    await new PgWebhooks(db.pool).createSubscription({
+    // Written in plain text, as before encryption: the first runner re-encrypts it at startup.
+    const { id: subscriptionId } = await new PgWebhooks(db.pool).createSubscription({
+      id: randomUUID(),
       orgId: "org-a",
       url: receiver.url,
       events: ["execution.completed"],
       description: null,
-      secret: receiver.secret,
+      secret: { keyId: null, sealed: receiver.secret },
       createdBy: null,
     });
     // The first request never gets an answer: the runner is mid-delivery when it dies.
@@ -98,6 +103,12 @@ describe("dispatcher crash", () => {
     const [hung, redelivered] = receiver.received;
     expect(redelivered?.eventId).toBe(hung?.eventId);
     expect([hung?.signatureValid, redelivered?.signatureValid]).toEqual([true, true]);
+    const { rows } = await db.pool.query<{ secret: string; key: string | null }>(
+      "SELECT secret, secret_key_id AS key FROM webhook_subscriptions WHERE id = $1",
+      [subscriptionId],
+    );
+    expect(rows[0]?.key).toBe("k1");
+    expect(rows[0]?.secret).not.toContain(receiver.secret);
     expect(redelivered?.attempt).toBe(2);
     const { rows: receipts } = await db.pool.query<{
       attempt: number;

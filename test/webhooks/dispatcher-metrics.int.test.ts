@@ -1,14 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type TenorMetrics } from "../../src/observability/metrics.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { registerWebhookBacklogGauge } from "../../src/webhooks/webhook-metrics.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { insertExecution, setExecution, TEST_WEBHOOK_SETTINGS, until } from "./support.js";
+import {
+  createTestSubscription,
+  insertExecution,
+  setExecution,
+  TEST_KEYRING,
+  TEST_WEBHOOK_SETTINGS,
+  until,
+} from "./support.js";
 
 /**
  * The dispatcher's metrics as a runner exports them, read from the registry's exposition: attempts
@@ -23,13 +29,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   receiver = await startWebhookReceiver();
   receiver.secret = newWebhookSecret();
-  await new PgWebhooks(db.pool).createSubscription({
+  await createTestSubscription(db.pool, {
     orgId: "org-a",
     url: receiver.url,
     events: ["execution.completed"],
-    description: null,
     secret: receiver.secret,
-    createdBy: null,
   });
   metrics = createMetrics("runner");
   registerWebhookBacklogGauge(metrics, db.pool);
@@ -61,6 +65,7 @@ describe("webhook metrics", () => {
     dispatcher = startWebhookDispatcher({
       pool: db.pool,
       settings: TEST_WEBHOOK_SETTINGS,
+      keyring: TEST_KEYRING,
       logger: createLogger({ level: "error" }),
       metrics,
     });

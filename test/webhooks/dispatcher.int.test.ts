@@ -9,7 +9,14 @@ import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhoo
 import { sendWebhook } from "../../src/webhooks/webhook-sender.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { insertExecution, setExecution, TEST_WEBHOOK_SETTINGS, until } from "./support.js";
+import {
+  createTestSubscription,
+  insertExecution,
+  setExecution,
+  TEST_KEYRING,
+  TEST_WEBHOOK_SETTINGS,
+  until,
+} from "./support.js";
 
 /**
  * Delivery against a real HTTP receiver that fails, hangs and sees duplicates: the outbox trigger
@@ -27,18 +34,17 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   webhooks = new PgWebhooks(db.pool);
   receiver.secret = newWebhookSecret();
-  const subscription = await webhooks.createSubscription({
+  const subscription = await createTestSubscription(db.pool, {
     orgId: "org-a",
     url: receiver.url,
     events: ["execution.completed", "execution.failed", "execution.milestone"],
-    description: null,
     secret: receiver.secret,
-    createdBy: null,
   });
   subscriptionId = subscription.id;
   dispatcher = startWebhookDispatcher({
     pool: db.pool,
     settings: TEST_WEBHOOK_SETTINGS,
+    keyring: TEST_KEYRING,
     logger: createLogger({ level: "error" }),
   });
 });

@@ -1,5 +1,7 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
+import { PgWebhooks, type WebhookSubscriptionRecord } from "../../src/store/pg-webhooks.js";
+import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import type { WebhookSettings } from "../../src/webhooks/webhook-dispatcher.js";
 
 /** Fast dispatcher settings for tests: short timeout and backoff, loopback receivers allowed. */
@@ -11,7 +13,32 @@ export const TEST_WEBHOOK_SETTINGS: WebhookSettings = {
   concurrency: 4,
   pollIntervalMs: 50,
   allowPrivateAddresses: true,
+  secretKeys: [],
+  plaintextSecrets: false,
 };
+
+/** A keyring with one random key (id `test-1`), as a runner with `webhooks.secretKeys` has. */
+export const TEST_KEYRING = new WebhookSecretKeyring([{ id: "test-1", key: randomBytes(32) }], {
+  plaintextAllowed: false,
+});
+
+/** Inserts a subscription as the API does: a fresh id, its secret sealed by `keyring`. */
+export function createTestSubscription(
+  pool: Pool,
+  input: { orgId: string; url: string; events: string[]; secret: string },
+  keyring: WebhookSecretKeyring = TEST_KEYRING,
+): Promise<WebhookSubscriptionRecord> {
+  const id = randomUUID();
+  return new PgWebhooks(pool).createSubscription({
+    id,
+    orgId: input.orgId,
+    url: input.url,
+    events: input.events,
+    description: null,
+    secret: keyring.seal(id, input.secret),
+    createdBy: null,
+  });
+}
 
 /** Inserts a running execution row of `orgId`; its status and progress are then changed by hand. */
 export async function insertExecution(

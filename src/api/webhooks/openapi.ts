@@ -36,6 +36,9 @@ export function registerWebhooksOpenApi(registry: OpenAPIRegistry): void {
       400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`: url, events, description)."),
       ...authProblems("webhooksManage"),
       415: problem("UNSUPPORTED_MEDIA_TYPE."),
+      503: problem(
+        "WEBHOOK_SECRET_KEY_MISSING: no webhooks.secretKeys is configured to encrypt the signing secret.",
+      ),
     },
   });
   registry.registerPath({

@@ -1,17 +1,19 @@
+import { randomUUID } from "node:crypto";
 import { type Request, type Response, Router } from "express";
 import { TenorError } from "../../errors/tenor-error.js";
 import { WEBHOOK_ERRORS } from "../../errors/webhook-errors.js";
 import { PgWebhooks } from "../../store/pg-webhooks.js";
 import { urlRefusal } from "../../webhooks/address-policy.js";
 import { WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
+import { WebhookSecretKeyring } from "../../webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { audited, nameAuditTarget } from "../audit/audit-trail.js";
 import { guard, principalOf } from "../auth/authenticate.js";
 import { handler, jsonBody, parseRequest } from "../http.js";
+import { pageAfter, pageOf } from "../list-cursor.js";
 import { apiError } from "../problem.js";
-import { UUID_PATTERN } from "../query-params.js";
 import { CreateSubscriptionBody, DeliveryParams, DeliveryQuery, SubscriptionParams } from "./schemas.js";
 
 const notFound = (what: "subscription" | "delivery", id: string) =>
@@ -33,6 +35,8 @@ export function webhooksRouter(deps: ApiDeps): Router {
   const router = Router();
   const store = new PgWebhooks(deps.pool);
   const allowPrivate = deps.webhooks?.allowPrivateAddresses ?? false;
+  // No keyring: new subscriptions are refused (WEBHOOK_SECRET_KEY_MISSING), never stored in plain text.
+  const keyring = deps.webhooks?.keyring ?? new WebhookSecretKeyring([], { plaintextAllowed: false });
   const body = jsonBody(deps.settings.bodyLimitBytes);
 
   router.post(
@@ -53,13 +57,15 @@ export function webhooksRouter(deps: ApiDeps): Router {
             errors: [{ pointer: "body.url", message: refusal }],
           },
         );
+      const id = randomUUID();
       const secret = newWebhookSecret();
       const created = await store.createSubscription({
+        id,
         orgId: principal.orgId,
         url: input.url,
         events: input.events,
         description: input.description ?? null,
-        secret,
+        secret: keyring.seal(id, secret),
         createdBy: principal.keyId,
       });
       nameAuditTarget(res, created.id);
@@ -166,31 +172,14 @@ async function listDeliveries(
         errors: [{ pointer: "query.status", message: "must be dead here" }],
       },
     );
-  const before = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-  const items = await store.listDeliveries({
+  const after = pageAfter(query.cursor);
+  const rows = await store.listDeliveries({
     orgId: principalOf(res).orgId,
-    limit: query.limit,
+    limit: query.limit + 1,
     ...(query.subscriptionId !== undefined ? { subscriptionId: query.subscriptionId } : {}),
     ...((status ?? query.status) !== undefined ? { status: status ?? query.status } : {}),
-    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
   });
-  const last = items.at(-1);
-  const nextCursor =
-    items.length === query.limit && last
-      ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString("base64url")
-      : null;
-  res.json({ items, nextCursor });
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as [string, string];
-    if (typeof createdAt === "string" && UUID_PATTERN.test(id) && !Number.isNaN(Date.parse(createdAt)))
-      return { createdAt, id };
-  } catch {
-    // falls through to the refusal
-  }
-  throw apiError(API_ERRORS.REQUEST_INVALID, "query.cursor: must be the nextCursor of a previous page", {
-    errors: [{ pointer: "query.cursor", message: "must be the nextCursor of a previous page" }],
-  });
+  const { page, nextCursor } = pageOf(rows, query.limit);
+  res.json({ items: page, nextCursor });
 }

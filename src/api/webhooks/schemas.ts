@@ -1,6 +1,14 @@
 import { z } from "zod";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
-import { pgText, UUID_PATTERN } from "../query-params.js";
+import {
+  noOtherParameters,
+  pageCursor,
+  pageLimit,
+  pgText,
+  queryEnum,
+  queryPattern,
+  UUID_PATTERN,
+} from "../query-params.js";
 
 const uuid = z.string().regex(UUID_PATTERN, "must be a UUID");
 
@@ -47,19 +55,22 @@ export const DeliveryParams = z.object({ id: uuid }).strict();
 
 const STATUSES = ["pending", "delivered", "dead", "cancelled"] as const;
 
+const DeliveryListParameters = {
+  subscriptionId: queryPattern(UUID_PATTERN, "must be a UUID")
+    .optional()
+    .meta({ description: "Only this subscription's deliveries.", type: "string", format: "uuid" }),
+  status: queryEnum(STATUSES)
+    .optional()
+    .meta({ description: "Only deliveries in this status.", type: "string", enum: [...STATUSES] }),
+  limit: pageLimit,
+  cursor: pageCursor,
+};
+
+/** `GET /v1/webhooks/deliveries` and `/dead-letters`: filters combine with AND, newest first. */
 export const DeliveryQuery = z
-  .object({
-    subscriptionId: uuid.optional(),
-    status: z.enum(STATUSES, `must be one of ${STATUSES.join(", ")}`).optional(),
-    limit: z.coerce
-      .number()
-      .int("must be an integer")
-      .min(1, "1 ≤ v ≤ 200")
-      .max(200, "1 ≤ v ≤ 200")
-      .default(50),
-    cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
-  })
-  .strict();
+  .object(DeliveryListParameters)
+  .catchall(noOtherParameters(Object.keys(DeliveryListParameters)))
+  .meta({ id: "WebhookDeliveryListQuery" });
 
 export const DeliverySchema = z
   .object({

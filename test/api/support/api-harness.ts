@@ -18,6 +18,7 @@ import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
 import { createTestDatabase, type TestDatabase } from "../../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
@@ -120,6 +121,8 @@ export async function startApiHarness(
     logger,
     readiness: { postgresql: async () => void (await pool.query("SELECT 1")) },
     health: { draining: false },
+    // The api role's keyring: new subscriptions' secrets are sealed as in production.
+    webhooks: { allowPrivateAddresses: false, keyring: TEST_KEYRING },
   });
   const keys = {} as Record<PrincipalName, string>;
   const keyIds = {} as Record<PrincipalName, string>;
