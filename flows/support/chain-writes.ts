@@ -45,7 +45,6 @@ export async function writeContract(
   write: ContractWrite,
 ): Promise<TransactionResult> {
   const result = await ctx.child(chainTransaction, {
-    orgId: ctx.orgId,
     chainId: write.chainId,
     signerId: write.signerId,
     to: write.to,
