@@ -78,8 +78,8 @@ export const chainTransactionV1 = defineWorkflow({
 export const chainTransactionVersions = [chainTransactionV1, chainTransaction] as const;
 
 /**
- * The lifecycle's body, shared by every version. `checkPlan` runs first inside the plan step (a
- * version's own refusal, journaled with the plan).
+ * The lifecycle's body, shared by every version. `checkPlan` runs in the plan step before the
+ * signer lookup (a version's own refusal, journaled with the plan).
  */
 async function runTransaction(
   ctx: WorkflowContext,
