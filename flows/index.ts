@@ -1,4 +1,4 @@
-import { chainTransaction } from "../src/chain/lifecycle/transaction-workflow.js";
+import { chainTransactionVersions } from "../src/chain/lifecycle/transaction-workflow.js";
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { createAsset } from "./assets/create-asset.js";
@@ -11,7 +11,7 @@ import { deployOrganisationSystem } from "./organisations/deploy-system.js";
 export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   demoAssetIssue,
   provisionDemoWallet,
-  chainTransaction,
+  ...chainTransactionVersions,
   deployOrganisationSystem,
   createAsset,
   claimBatch,

@@ -110,7 +110,7 @@ async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: numb
       Array.from({ length: transfers }, () =>
         executions.client.start({
           workflow: chainTransaction.name,
-          input: { orgId: "bench", chainId: CHAIN_ID, signerId: "bench", to: RECIPIENT, valueWei: "1" },
+          input: { chainId: CHAIN_ID, signerId: "bench", to: RECIPIENT, valueWei: "1" },
           orgId: "bench",
         }),
       ),

@@ -4,7 +4,7 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { TransactionResult } from "../../src/chain/lifecycle/transaction-schemas.js";
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
-import { BusinessError } from "../../src/engine/errors.js";
+import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
 
 /**
  * How a domain workflow writes to a chain: every write is one child execution of the transaction
@@ -37,24 +37,29 @@ export const WRITE_REVERTED = "CHAIN_WRITE_REVERTED";
 
 /**
  * One on-chain write as a child lifecycle execution; a reverted write is a business failure
- * naming `label`, since a domain step that did not take effect must not be reported as done.
+ * naming `label`, since a domain step that did not take effect must not be reported as done. A
+ * write that fails (GAS_REQUIRED, SIGNER_UNKNOWN, CUSTODY_REJECTED, ...) fails the caller with the
+ * write's own code, not CHILD_FAILED (see {@link writeFailure}).
  */
 export async function writeContract(
   ctx: WorkflowContext,
   label: string,
   write: ContractWrite,
 ): Promise<TransactionResult> {
-  const result = await ctx.child(chainTransaction, {
-    orgId: ctx.orgId,
-    chainId: write.chainId,
-    signerId: write.signerId,
-    to: write.to,
-    data: write.data,
-    valueWei: write.valueWei ?? "0",
-    attribution: ATTRIBUTION,
-    readAfterWrite: write.readAfterWrite ?? false,
-    ...(write.fundingDeadline ? { fundingDeadline: write.fundingDeadline } : {}),
-  });
+  const result = await ctx
+    .child(chainTransaction, {
+      chainId: write.chainId,
+      signerId: write.signerId,
+      to: write.to,
+      data: write.data,
+      valueWei: write.valueWei ?? "0",
+      attribution: ATTRIBUTION,
+      readAfterWrite: write.readAfterWrite ?? false,
+      ...(write.fundingDeadline ? { fundingDeadline: write.fundingDeadline } : {}),
+    })
+    .catch((error: unknown) => {
+      throw writeFailure(label, error);
+    });
   if (result.verdict !== "confirmed") {
     throw new BusinessError(WRITE_REVERTED, `${label}: transaction ${result.hash} reverted`, {
       step: label,
@@ -63,6 +68,23 @@ export async function writeContract(
     });
   }
   return result;
+}
+
+/**
+ * A failed write as the domain workflow's own failure: the lifecycle's code and details at the top
+ * level, so an operator reads the cause (GAS_REQUIRED and its shortfall) where every failure's code
+ * is, with the write's `step` label and the lifecycle execution (`childExecutionId`) to open next.
+ * Anything else (a park of the turn, above all) passes through unchanged.
+ */
+function writeFailure(label: string, error: unknown): unknown {
+  if (!(error instanceof ChildWorkflowError)) return error;
+  const failure = error.childFailure;
+  return new BusinessError(
+    failure.code,
+    `${label}: ${failure.message}`,
+    { ...failure.details, step: label, childExecutionId: error.childExecutionId },
+    failure.retryable,
+  );
 }
 
 export interface ContractDeployment {

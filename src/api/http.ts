@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { z } from "zod";
+import { inputIssues } from "../engine/input-issues.js";
 import { API_ERRORS } from "./api-error-codes.js";
 import { apiError, type FieldError } from "./problem.js";
 
@@ -10,8 +11,8 @@ import { apiError, type FieldError } from "./problem.js";
 export function parseRequest<S extends z.ZodType>(schema: S, value: unknown, where: string): z.output<S> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  const errors: FieldError[] = parsed.error.issues.map((issue) => ({
-    pointer: [where, ...issue.path.map(String)].join("."),
+  const errors: FieldError[] = inputIssues(parsed.error).map((issue) => ({
+    pointer: issue.path ? `${where}.${issue.path}` : where,
     message: issue.message,
   }));
   throw apiError(

@@ -5,6 +5,7 @@ import { canonicalHash } from "./canonical-json.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 import type { FailureRecord } from "./errors.js";
 import type { ExecutionStatus, ExecutionStore, JournalEntry, WaitDescriptor } from "./execution-store.js";
+import { inputIssues } from "./input-issues.js";
 import type { WorkflowRegistry } from "./registry.js";
 
 /** The status projection of one execution, as the API and the CLI show it. */
@@ -123,12 +124,7 @@ export class ExecutionClient {
       throw new TenorError(
         ENGINE_ERRORS.INPUT_INVALID,
         `input of ${workflow.name} is invalid: ${z.prettifyError(parsed.error)}`,
-        {
-          details: {
-            workflow: workflow.name,
-            issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-          },
-        },
+        { details: { workflow: workflow.name, issues: inputIssues(parsed.error) } },
       );
     }
     const input = z.encode(workflow.input, parsed.data);

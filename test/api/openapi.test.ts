@@ -48,7 +48,7 @@ describe("openapi.json", () => {
         "/v1/platform/status",
         "/v1/audit",
         "/v1/organisations/systems",
-        ...ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`),
+        ...new Set(ALL_WORKFLOWS.map((w) => `/v1/workflows/${w.name}/executions`)),
       ].sort(),
     );
     const input = doc.components.schemas["WorkflowInput.demo.asset-issue"];

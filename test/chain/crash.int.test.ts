@@ -3,7 +3,10 @@ import type { Pool } from "pg";
 import { type Hex, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
+import {
+  chainTransaction,
+  chainTransactionVersions,
+} from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient } from "../../src/engine/execution-client.js";
 import { ANVIL_KEYS, type Anvil } from "../support/anvil.js";
 import { waitUntil } from "../support/processes.js";
@@ -24,7 +27,7 @@ const sender = privateKeyToAccount(ANVIL_KEYS[1]).address;
 const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
 
 beforeAll(async () => {
-  world = await startCrashWorld({ file: import.meta.url, workflows: [chainTransaction] });
+  world = await startCrashWorld({ file: import.meta.url, workflows: [...chainTransactionVersions] });
   ({ anvil, pool, client, dir } = world);
 });
 
@@ -48,7 +51,7 @@ describe("a runner killed inside the lifecycle", () => {
       const doomed = await startRunner({ step, marker });
       const { executionId: id } = await client.start({
         workflow: chainTransaction.name,
-        input: { orgId: "acme", chainId: anvil.chainId, signerId: "hot", to: recipient, valueWei: "9" },
+        input: { chainId: anvil.chainId, signerId: "hot", to: recipient, valueWei: "9" },
         orgId: "acme",
       });
       const exit = await doomed.exit;

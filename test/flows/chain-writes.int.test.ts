@@ -1,10 +1,12 @@
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployContract, writeContract } from "../../flows/support/chain-writes.js";
 import { TestToken } from "../../src/chain/contracts/artifacts.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { type ChainWorld, startChainWorld } from "../chain/support/chain-world.js";
+import { ANVIL_KEYS } from "../support/anvil.js";
 
 /** A domain workflow deploying a contract by CREATE2 and calling it, through the lifecycle. */
 const deployAndMint = defineWorkflow({
@@ -38,9 +40,31 @@ const deployAndMint = defineWorkflow({
   },
 });
 
+/** One plain write from a chosen signer. */
+const payOnce = defineWorkflow({
+  name: "test.pay-once",
+  version: 1,
+  input: z.object({ chainId: z.number(), signerId: z.string(), to: z.string() }),
+  output: z.object({ hash: z.string() }),
+  async run(ctx, input) {
+    const sent = await writeContract(ctx, "payment.send", {
+      chainId: input.chainId,
+      signerId: input.signerId,
+      to: input.to as Address,
+      data: "0x",
+      valueWei: "1",
+    });
+    return { hash: sent.hash };
+  },
+});
+
 let world: ChainWorld;
 beforeAll(async () => {
-  world = await startChainWorld({ file: import.meta.url, workflows: [deployAndMint] });
+  world = await startChainWorld({
+    file: import.meta.url,
+    workflows: [deployAndMint, payOnce],
+    signers: { poor: 4 },
+  });
 });
 afterAll(async () => {
   await world?.stop();
@@ -71,5 +95,31 @@ describe("domain chain writes", () => {
       "SELECT count(*)::int AS n FROM executions WHERE workflow = 'chain.transaction' AND status = 'completed'",
     );
     expect(receipts.rows[0].n).toBe(3);
+  });
+
+  it("a failed write fails the domain workflow with the write's own code, naming the step and the write", async () => {
+    const poor = privateKeyToAccount(ANVIL_KEYS[4]).address;
+    await world.anvil.test.setBalance({ address: poor, value: 1000n });
+    const id = await world.start(payOnce.name, {
+      chainId: world.anvil.chainId,
+      signerId: "poor",
+      to: world.hot,
+    });
+    const view = await world.settled(id);
+    expect(view.status).toBe("failed");
+    expect(view.failure).toMatchObject({
+      code: "GAS_REQUIRED",
+      message: expect.stringMatching(/^payment\.send: /),
+      details: {
+        step: "payment.send",
+        childExecutionId: expect.any(String),
+        availableWei: "1000",
+        verdict: "rejected",
+      },
+    });
+    const childExecutionId = String(view.failure?.details.childExecutionId);
+    const write = await world.engine.client.view(childExecutionId);
+    expect(write).toMatchObject({ workflow: "chain.transaction", parentId: id, status: "failed" });
+    expect(write?.failure?.code).toBe("GAS_REQUIRED");
   });
 });

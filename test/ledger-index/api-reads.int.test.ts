@@ -65,7 +65,6 @@ describe("Prefer: wait on a start whose result is a chain write", () => {
     await indexedToHead();
     const path = "/v1/workflows/chain.transaction/executions";
     const body = {
-      orgId: "acme",
       chainId: world.anvil.chainId,
       signerId: "hot",
       to: world.hot,

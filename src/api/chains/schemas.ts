@@ -7,11 +7,11 @@ export const ChainIdParams = z.object({
 });
 
 /**
- * The body of `POST /v1/chains/{chainId}/transactions`: the lifecycle's input without what the
- * platform sets itself (the organisation comes from the key, the chain from the path). Derived
+ * The body of `POST /v1/chains/{chainId}/transactions`: the lifecycle's input without the chain,
+ * which comes from the path (the organisation is the key's; a body naming one is refused). Derived
  * from the workflow's schema, so the route, the OpenAPI component and the workflow never disagree.
  */
-export const TransactionBody = TransactionRequest.omit({ orgId: true, chainId: true })
+export const TransactionBody = TransactionRequest.omit({ chainId: true })
   .strict()
   .superRefine((body, ctx) => {
     if (body.paymaster && !body.account)

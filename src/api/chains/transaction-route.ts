@@ -32,7 +32,7 @@ export function startTransaction(deps: ApiDeps) {
     const idempotencyKey = headers["idempotency-key"];
     const { executionId, created } = await deps.client.start({
       workflow: chainTransaction.name,
-      input: { ...body, orgId: principal.orgId, chainId },
+      input: { ...body, chainId },
       orgId: principal.orgId,
       createdBy: principal.keyId,
       ...(idempotencyKey !== undefined

@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import { canonicalJson } from "../../engine/canonical-json.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { inputIssues } from "../../engine/input-issues.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { requestCancellation } from "../../store/pg-cancellation.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
@@ -71,8 +72,8 @@ export function checkSignalPayload(
   if (!schema) return;
   const parsed = schema.safeParse(payload);
   if (parsed.success) return;
-  const errors: FieldError[] = parsed.error.issues.map((i) => ({
-    pointer: ["body", ...i.path.map(String)].join("."),
+  const errors: FieldError[] = inputIssues(parsed.error).map((i) => ({
+    pointer: i.path ? `body.${i.path}` : "body",
     message: i.message,
   }));
   throw apiError(API_ERRORS.SIGNAL_INVALID, `signal ${name} of ${record.workflow} is invalid`, { errors });

@@ -40,9 +40,17 @@ function inputComponent(workflow: AnyWorkflow): z.ZodType {
   return schema;
 }
 
-/** One start path per registered workflow, each with that workflow's own input schema. */
+/**
+ * One start path per registered workflow, each with the input schema of its newest version (the
+ * one a start runs; older versions stay registered only to finish what started on them).
+ */
 function registerStarts(registry: OpenAPIRegistry, workflows: readonly AnyWorkflow[]): void {
-  for (const workflow of [...workflows].sort((a, b) => a.name.localeCompare(b.name))) {
+  const newest = new Map<string, AnyWorkflow>();
+  for (const workflow of workflows) {
+    const seen = newest.get(workflow.name);
+    if (!seen || seen.version < workflow.version) newest.set(workflow.name, workflow);
+  }
+  for (const workflow of [...newest.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     registry.registerPath({
       method: "post",
       path: `/v1/workflows/${workflow.name}/executions`,

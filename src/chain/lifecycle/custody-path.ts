@@ -33,7 +33,7 @@ export async function runCustodyIntent(
   from: Address,
   data: Hex,
 ): Promise<TransactionResult> {
-  const signer = () => chainRuntime().signers.forOrg(input.orgId, input.signerId) as CustodySigner;
+  const signer = () => chainRuntime().signers.forOrg(ctx.orgId, input.signerId) as CustodySigner;
   const budget = await ctx.step("custody.settings", () => ({
     pollBudget: signer().pollBudget,
     pollIntervalMs: signer().pollIntervalMs,

@@ -11,13 +11,8 @@ export const txHash = z
   .string()
   .regex(HASH, "must be a 0x-prefixed 32-byte hash") as z.ZodType<`0x${string}`>;
 
-/**
- * What one on-chain write asks for: the lifecycle workflow's input. Value fields are the API's
- * decimal strings; the steps decode them into typed values (src/values) for the chain's codecs.
- */
-export const TransactionRequest = z.object({
-  /** Set by the platform from the caller's key, never from a request body. */
-  orgId: z.string().min(1),
+/** The fields of one on-chain write, shared by every version of the lifecycle's input. */
+const TransactionFields = z.object({
   chainId: z.number().int().positive(),
   /** A configured signer this organisation may use. */
   signerId: z.string().min(1),
@@ -42,7 +37,23 @@ export const TransactionRequest = z.object({
   /** After finality, also wait until the Ledger Index has the block (milestone 4, `indexed`). */
   readAfterWrite: z.boolean().default(false),
 });
+
+/**
+ * What one on-chain write asks for: the lifecycle workflow's input (version 2). Value fields are
+ * the API's decimal strings; the steps decode them into typed values (src/values) for the chain's
+ * codecs. It names no organisation: signers are those of the execution's organisation, which the
+ * platform sets from the caller's key. Unknown fields (an `orgId` among them) are refused, never
+ * dropped.
+ */
+export const TransactionRequest = TransactionFields.strict();
 export type TransactionRequest = z.infer<typeof TransactionRequest>;
+
+/**
+ * Version 1's input, kept for executions that started on it: it carried the organisation, which
+ * the plan step refuses unless it is the execution's own.
+ */
+export const TransactionRequestV1 = TransactionFields.extend({ orgId: z.string().min(1) });
+export type TransactionRequestV1 = z.infer<typeof TransactionRequestV1>;
 
 /** The two settled end states recorded as a result; `rejected` and `expired` end as failures. */
 export const TransactionVerdict = z.enum(["confirmed", "reverted"]);

@@ -25,7 +25,13 @@ import {
   suggestFees,
   valueWei,
 } from "./node-steps.js";
-import { FundedSignal, TransactionRequest, TransactionResult, txHash } from "./transaction-schemas.js";
+import {
+  FundedSignal,
+  TransactionRequest,
+  TransactionRequestV1,
+  TransactionResult,
+  txHash,
+} from "./transaction-schemas.js";
 import { prepareUserOperation, settleUserOperation } from "./user-operation-path.js";
 import { reportIndexed } from "./wait-for-indexed.js";
 
@@ -34,48 +40,76 @@ import { reportIndexed } from "./wait-for-indexed.js";
  * execution's progress: 1 accepted → 2 signed and submitted → 3 receipt / finality met. Nonces come
  * from the keyed nonce entity; the signed bytes and their hash are journaled before broadcast, so a
  * crash anywhere re-broadcasts the same bytes (or finds them on the node) and never signs a second
- * payload with another nonce for one intent.
+ * payload with another nonce for one intent. The signer is one of the execution's organisation
+ * (`ctx.orgId`, from the caller's key); the input names no organisation.
  */
 export const chainTransaction = defineWorkflow({
   name: "chain.transaction",
-  version: 1,
+  version: 2,
   input: TransactionRequest,
   output: TransactionResult,
-  async run(ctx, input) {
-    const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
-    ctx.progress({ milestone: 1, stage: "accepted" });
-    if (input.paymaster && !input.account) {
-      // A paymaster's deposit pays only for a UserOperation; a plain transaction's sender always pays.
-      throw new BusinessError(
-        CHAIN_ERRORS.USER_OPERATION_REFUSED,
-        "a paymaster pays gas only for a UserOperation: name the smart account in `account`",
-        { field: "paymaster", verdict: "rejected" },
-      );
-    }
-    const plan = await ctx.step("plan", async () => {
-      chainRuntime().chains.get(input.chainId);
-      // Signer access follows the execution's organisation, which only the platform sets.
+  run: (ctx, input) => runTransaction(ctx, input),
+});
+
+/**
+ * Version 1, registered until no execution of it is unfinished (docs/engine.md, "Versions"). Its
+ * input carried `orgId`, which its plan step refuses unless it is the execution's own; past that
+ * check it runs the same steps as version 2.
+ */
+export const chainTransactionV1 = defineWorkflow({
+  name: "chain.transaction",
+  version: 1,
+  input: TransactionRequestV1,
+  output: TransactionResult,
+  run: (ctx, input) =>
+    runTransaction(ctx, input, async () => {
       const orgId = await chainRuntime().executionOrg(ctx.executionId);
       if (orgId !== input.orgId) {
         throw new TenorError(
           CHAIN_ERRORS.SIGNER_UNKNOWN,
           `the request names organisation ${input.orgId}, not this execution's`,
-          {
-            details: { signer: input.signerId },
-          },
+          { details: { signer: input.signerId } },
         );
       }
-      const signer = chainRuntime().signers.forOrg(orgId, input.signerId);
-      return { kind: signer.kind, from: signer.address };
-    });
-    // Computed once here, at construction; every attempt carries exactly these bytes.
-    const suffix = attributionSuffix(input.attribution);
-    if (input.account) return runUserOperation(ctx, input, chain, plan, suffix);
-    const data = withAttribution(input.data as Hex, suffix);
-    if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, plan.from as Address, data);
-    return runLocalTransaction(ctx, input, chain, plan.from as Address, data);
-  },
+    }),
 });
+
+/** Every registered version of the lifecycle, oldest first: a runner registers all of them. */
+export const chainTransactionVersions = [chainTransactionV1, chainTransaction] as const;
+
+/**
+ * The lifecycle's body, shared by every version. `checkPlan` runs in the plan step before the
+ * signer lookup (a version's own refusal, journaled with the plan).
+ */
+async function runTransaction(
+  ctx: WorkflowContext,
+  input: TransactionRequest,
+  checkPlan?: () => Promise<void>,
+): Promise<TransactionResult> {
+  const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
+  ctx.progress({ milestone: 1, stage: "accepted" });
+  if (input.paymaster && !input.account) {
+    // A paymaster's deposit pays only for a UserOperation; a plain transaction's sender always pays.
+    throw new BusinessError(
+      CHAIN_ERRORS.USER_OPERATION_REFUSED,
+      "a paymaster pays gas only for a UserOperation: name the smart account in `account`",
+      { field: "paymaster", verdict: "rejected" },
+    );
+  }
+  const plan = await ctx.step("plan", async () => {
+    chainRuntime().chains.get(input.chainId);
+    await checkPlan?.();
+    // Signer access follows the execution's organisation, which only the platform sets.
+    const signer = chainRuntime().signers.forOrg(ctx.orgId, input.signerId);
+    return { kind: signer.kind, from: signer.address };
+  });
+  // Computed once here, at construction; every attempt carries exactly these bytes.
+  const suffix = attributionSuffix(input.attribution);
+  if (input.account) return runUserOperation(ctx, input, chain, plan, suffix);
+  const data = withAttribution(input.data as Hex, suffix);
+  if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, plan.from as Address, data);
+  return runLocalTransaction(ctx, input, chain, plan.from as Address, data);
+}
 
 type Chain = ChainRef<number>;
 
@@ -144,7 +178,7 @@ async function runLocalTransaction(
   const nonce = await ctx.step("nonce.reserve", () =>
     chainRuntime().reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
   );
-  const signer = () => chainRuntime().signers.forOrg(input.orgId, input.signerId) as LocalKeySigner;
+  const signer = () => chainRuntime().signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
   const signed = SignedSchema;
   const attempts: { hash: Hex; raw: Hex; fees: Fees }[] = [];
   const sign = async (fees: Fees) => {

@@ -122,7 +122,7 @@ export async function prepareUserOperation(
     async () => {
       const op = buildUserOperation({ ...plan, nonce: BigInt(nonce) });
       const userOpHash = hashUserOperation(op, entryPoint.resolved as Address, input.chainId);
-      const signer = chainRuntime().signers.forOrg(input.orgId, input.signerId) as LocalKeySigner;
+      const signer = chainRuntime().signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
       const signature = await signer.signUserOperationHash(userOpHash);
       const call = handleOpsCall({ ...op, signature }, owner, {
         named: entryPoint.resolved as Address,

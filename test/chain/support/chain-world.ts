@@ -1,7 +1,10 @@
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { bindChainRuntime, entityNonceReserver } from "../../../src/chain/lifecycle/chain-runtime.js";
-import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
+import {
+  chainTransaction,
+  chainTransactionVersions,
+} from "../../../src/chain/lifecycle/transaction-workflow.js";
 import { nonceEntity } from "../../../src/chain/nonce-entity.js";
 import { ChainClients } from "../../../src/chain/rpc-clients.js";
 import { createCustodyHttpSigner } from "../../../src/chain/signers/custody-http-signer.js";
@@ -59,8 +62,8 @@ export interface ChainWorldOptions {
   chain?: Record<string, unknown>;
   custody?: boolean;
   durable?: DurableOverrides;
-  /** Extra local signers: id → anvil key index. */
-  signers?: Record<string, number>;
+  /** Extra local signers: id → anvil key index (organisation `acme`), or the index and the organisation. */
+  signers?: Record<string, number | { key: number; orgId: string }>;
   /** Workflows registered next to the lifecycle (domain flows that write through it). */
   workflows?: readonly AnyWorkflow[];
 }
@@ -69,7 +72,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
   const anvil = await startAnvil(options.anvil);
   const engine = await startEngineHarness({
     file: options.file,
-    workflows: [chainTransaction, ...(options.workflows ?? [])],
+    workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
     entities: [nonceEntity],
     ...(options.durable ? { durable: options.durable } : {}),
   });
@@ -88,13 +91,10 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
   const signers: Signer[] = [
     createLocalKeySigner({ id: "hot", orgId: "acme", privateKey: new Secret(ANVIL_KEYS[1], "test") }),
   ];
-  for (const [id, index] of Object.entries(options.signers ?? {})) {
+  for (const [id, spec] of Object.entries(options.signers ?? {})) {
+    const { key, orgId } = typeof spec === "number" ? { key: spec, orgId: "acme" } : spec;
     signers.push(
-      createLocalKeySigner({
-        id,
-        orgId: "acme",
-        privateKey: new Secret(ANVIL_KEYS[index] as string, "test"),
-      }),
+      createLocalKeySigner({ id, orgId, privateKey: new Secret(ANVIL_KEYS[key] as string, "test") }),
     );
   }
   let custody: CustodySimulator | undefined;
@@ -150,7 +150,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     async send(request) {
       const { executionId } = await engine.client.start({
         workflow: chainTransaction.name,
-        input: { orgId: "acme", chainId: anvil.chainId, signerId: "hot", ...request },
+        input: { chainId: anvil.chainId, signerId: "hot", ...request },
         orgId: "acme",
       });
       return executionId;
@@ -189,7 +189,7 @@ export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatfo
     pool: world.engine.pool,
     redis: world.engine.producerRedis,
     prefix: world.engine.config.redisPrefix,
-    registry: new WorkflowRegistry([chainTransaction]),
+    registry: new WorkflowRegistry([...chainTransactionVersions]),
     logger: world.engine.logger,
     readiness: {},
     health: { draining: false },

@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAsset } from "../../../flows/assets/create-asset.js";
 import { AssetToken } from "../../../src/chain/contracts/artifacts.js";
-import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
+import { chainTransactionVersions } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient, ExecutionView } from "../../../src/engine/execution-client.js";
 import { type CrashWorld, startCrashWorld } from "../../chain/support/crash-world.js";
 import type { Anvil } from "../../support/anvil.js";
@@ -25,7 +25,7 @@ let dir: string;
 beforeAll(async () => {
   world = await startCrashWorld({
     file: import.meta.url,
-    workflows: [chainTransaction, createAsset],
+    workflows: [...chainTransactionVersions, createAsset],
     config: async (node) => ({ assetTemplates: [bondTemplate(node, await resolverForHot(node))] }),
   });
   ({ anvil, pool, client, dir } = world);

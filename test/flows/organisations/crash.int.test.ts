@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
-import { chainTransaction } from "../../../src/chain/lifecycle/transaction-workflow.js";
+import { chainTransactionVersions } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import type { ExecutionClient, ExecutionView } from "../../../src/engine/execution-client.js";
 import { type CrashWorld, startCrashWorld } from "../../chain/support/crash-world.js";
 import type { Anvil } from "../../support/anvil.js";
@@ -24,7 +24,7 @@ let dir: string;
 beforeAll(async () => {
   world = await startCrashWorld({
     file: import.meta.url,
-    workflows: [chainTransaction, deployOrganisationSystem],
+    workflows: [...chainTransactionVersions, deployOrganisationSystem],
   });
   ({ anvil, pool, client, dir } = world);
 });

@@ -20,7 +20,7 @@ import { foundry } from "viem/chains";
 import { claimBatch } from "../../../../flows/identity-claims/claim-batch.js";
 import { issueApiKey } from "../../../../src/api/auth/api-key.js";
 import { ClaimRegistry, TestToken } from "../../../../src/chain/contracts/artifacts.js";
-import { chainTransaction } from "../../../../src/chain/lifecycle/transaction-workflow.js";
+import { chainTransactionVersions } from "../../../../src/chain/lifecycle/transaction-workflow.js";
 import { loadConfig } from "../../../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../../../src/engine/registry.js";
 import { createLogger } from "../../../../src/observability/logger.js";
@@ -149,7 +149,7 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
     pool,
     redis,
     prefix,
-    registry: new WorkflowRegistry([chainTransaction, claimBatch]),
+    registry: new WorkflowRegistry([...chainTransactionVersions, claimBatch]),
     logger: createLogger({ level: "error" }),
     readiness: {},
     health: { draining: false },
