@@ -21,6 +21,9 @@ export const DEV_CHAIN_DEFAULT_PORT = 8545;
 
 /** Environment variable naming the demo signer's key, and that key: anvil's first dev account (public, funded). */
 export const DEV_SIGNER_KEY_ENV = "TENOR_DEV_CHAIN_KEY";
+/** The development webhook secret key (32 bytes, base64): public, like anvil's first key. */
+export const DEV_WEBHOOK_KEY_ENV = "TENOR_DEV_WEBHOOK_KEY";
+const DEV_WEBHOOK_KEY = Buffer.from("development-only-webhook-key-001").toString("base64");
 const DEV_SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 /** The asset template the quick start creates its bond from. */
@@ -112,7 +115,12 @@ export async function startDevChain(options: {
     url,
     chainId: DEV_CHAIN_ID,
     resolver,
-    env: { ...options.env, TENOR_CONFIG: file, [DEV_SIGNER_KEY_ENV]: DEV_SIGNER_KEY },
+    env: {
+      ...options.env,
+      TENOR_CONFIG: file,
+      [DEV_SIGNER_KEY_ENV]: DEV_SIGNER_KEY,
+      [DEV_WEBHOOK_KEY_ENV]: DEV_WEBHOOK_KEY,
+    },
     async stop() {
       await node.stop();
       rmSync(directory, { recursive: true, force: true });
@@ -121,8 +129,9 @@ export async function startDevChain(options: {
 }
 
 /**
- * The configuration document with the demo chain (and signer) added, and with `resolver` the
- * `demo-bond` asset template (unless the document has a template of that id).
+ * The configuration document with the demo chain (and signer) added, with `resolver` the
+ * `demo-bond` asset template (unless the document has a template of that id), and the
+ * development webhook secret key (unless the document configures its own).
  */
 export function withDevChain(
   document: Record<string, unknown>,
@@ -150,7 +159,19 @@ export function withDevChain(
     chains: [{ id: DEV_CHAIN_ID, name: "local", rpcUrls: [url], finality: { depth: 1 } }],
     signers,
     ...(templates.length > 0 ? { assetTemplates: templates } : {}),
+    webhooks: withDevWebhookKey(document.webhooks),
   };
+}
+
+/**
+ * Webhook settings with the development key, so subscriptions can be created locally, unless the
+ * document configures keys (or plain-text secrets) of its own.
+ */
+function withDevWebhookKey(webhooks: unknown): Record<string, unknown> {
+  const own = webhooks && typeof webhooks === "object" ? (webhooks as Record<string, unknown>) : {};
+  const configured =
+    (Array.isArray(own.secretKeys) && own.secretKeys.length > 0) || own.plaintextSecrets === true;
+  return configured ? own : { ...own, secretKeys: [{ id: "dev", key: { env: DEV_WEBHOOK_KEY_ENV } }] };
 }
 
 function readConfigDocument(file: string | undefined): Record<string, unknown> {

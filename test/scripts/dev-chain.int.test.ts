@@ -112,6 +112,8 @@ describe("the demo chain of npm run local", () => {
     expect(config.chains.map((c) => c.id)).toEqual([31337]);
     expect(config.signers).toEqual([expect.objectContaining({ id: "demo", kind: "local", orgId: "demo" })]);
     expect(config.durable.runnerConcurrency).toBe(7);
+    // Subscriptions can be created locally: the development webhook key encrypts their secrets.
+    expect(config.webhooks.secretKeys).toEqual([{ id: "dev", key: { env: "TENOR_DEV_WEBHOOK_KEY" } }]);
     expect(config.assetTemplates).toEqual([
       expect.objectContaining({
         id: "demo-bond",
