@@ -13,7 +13,7 @@ const SIGNER_KEY_ENV = "BENCH_CHAIN_SIGNER_KEY";
 const SIGNER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
 
 /**
- * The production runner role (`src/main.ts` with DAPI_ROLE=runner) in its own process, configured
+ * The production runner role (`workers/main.ts` with DAPI_ROLE=runner) in its own process, configured
  * with one chain and a local signer `bench` of organisation `bench`. Resolves once the runner owns
  * every shard (its confirmation watcher examines only executions of shards it owns).
  */
@@ -42,7 +42,7 @@ export async function startRunnerRole(options: {
     }),
   );
   const healthPort = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
     cwd: REPO_ROOT,
     env: {
       ...process.env,

@@ -80,7 +80,7 @@ async function floorTransfers(url: string, transfers: number): Promise<SystemRes
 }
 
 /**
- * Tenor as deployed: the real runner role (`src/main.ts`, DAPI_ROLE=runner) in its own process,
+ * Tenor as deployed: the real runner role (`workers/main.ts`, DAPI_ROLE=runner) in its own process,
  * configured with the chain and one local signer; the bench process only starts executions.
  */
 async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: number): Promise<SystemResult> {

@@ -1,10 +1,9 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
-import { createTestSubscription, TEST_KEYRING, TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
+import { subscribeReceiver, TEST_KEYRING, TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
@@ -163,13 +162,7 @@ describe("webhook subscriptions", () => {
 describe("deliveries, dead letters and redelivery", () => {
   it("dead-letters a test delivery to a failing receiver; only its organisation sees or redelivers it", async () => {
     // Loopback receivers are internal addresses: the API refuses them, so the row is written directly.
-    receiver.secret = newWebhookSecret();
-    const subscription = await createTestSubscription(h.pool, {
-      orgId: "org-a",
-      url: receiver.url,
-      events: ["execution.completed"],
-      secret: receiver.secret,
-    });
+    const subscription = await subscribeReceiver(h.pool, receiver);
     receiver.answer = () => ({ status: 500 });
     const test = await h.as("admin").post(`/v1/webhooks/subscriptions/${subscription.id}/test`);
     expect(test.status).toBe(202);
@@ -295,13 +288,7 @@ describe("audit trail", () => {
     expect(mine.body.items.map((e: AuditRow) => e.orgId)).not.toContain("org-b");
 
     // A test delivery to the loopback receiver (written directly: the API refuses loopback URLs).
-    receiver.secret = newWebhookSecret();
-    const subscription = await createTestSubscription(h.pool, {
-      orgId: "org-a",
-      url: receiver.url,
-      events: ["execution.completed"],
-      secret: receiver.secret,
-    });
+    const subscription = await subscribeReceiver(h.pool, receiver);
     receiver.answer = () => ({ status: 200 });
     const testOk = tag("test-ok");
     const test = await h

@@ -121,10 +121,14 @@ describe("helm/tenor", () => {
         // SIGKILL must not cut the drain short: preStop, then the whole grace period, fit.
         const preStop = Number(container.lifecycle.preStop.exec.command[1]);
         expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(preStop * 1000 + graceMs);
-        const secretsFrom = (container.envFrom ?? []).map((e: { secretRef: { name: string } }) => e.secretRef.name);
+        const secretsFrom = (container.envFrom ?? []).map(
+          (e: { secretRef: { name: string } }) => e.secretRef.name,
+        );
         const expected = [
           ...(role === "runner" && values.secrets.signerKeysSecret ? [values.secrets.signerKeysSecret] : []),
-          ...(role !== "indexer" && values.secrets.webhookKeysSecret ? [values.secrets.webhookKeysSecret] : []),
+          ...(role !== "indexer" && values.secrets.webhookKeysSecret
+            ? [values.secrets.webhookKeysSecret]
+            : []),
         ];
         expect(secretsFrom).toEqual(expected);
       }

@@ -13,7 +13,7 @@ import { type RoleProcess, spawnRole } from "../support/role-process.js";
 import { balancesFromNode, deployToken, dumpIndex, mintSome } from "./support/ledger-world.js";
 
 /**
- * The indexer role (src/main.ts, DAPI_ROLE=indexer) runs the Ledger Index of its configured chains:
+ * The indexer role (workers/main.ts, DAPI_ROLE=indexer) runs the Ledger Index of its configured chains:
  * history through catch-up ranges, the tip through the live tail, and the health as metrics.
  */
 

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type TenorMetrics } from "../../src/observability/metrics.js";
-import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { registerWebhookBacklogGauge } from "../../src/webhooks/webhook-metrics.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import {
-  createTestSubscription,
   insertExecution,
   setExecution,
+  subscribeReceiver,
   TEST_KEYRING,
   TEST_WEBHOOK_SETTINGS,
   until,
@@ -28,13 +27,7 @@ let dispatcher: WebhookDispatcher | undefined;
 beforeAll(async () => {
   db = await createTestDatabase();
   receiver = await startWebhookReceiver();
-  receiver.secret = newWebhookSecret();
-  await createTestSubscription(db.pool, {
-    orgId: "org-a",
-    url: receiver.url,
-    events: ["execution.completed"],
-    secret: receiver.secret,
-  });
+  await subscribeReceiver(db.pool, receiver);
   metrics = createMetrics("runner");
   registerWebhookBacklogGauge(metrics, db.pool);
 });

@@ -4,15 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { isInternalAddress } from "../../src/webhooks/address-policy.js";
-import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { sendWebhook } from "../../src/webhooks/webhook-sender.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import {
-  createTestSubscription,
   insertExecution,
   setExecution,
+  subscribeReceiver,
   TEST_KEYRING,
   TEST_WEBHOOK_SETTINGS,
   until,
@@ -33,13 +32,11 @@ beforeAll(async () => {
   db = await createTestDatabase();
   receiver = await startWebhookReceiver();
   webhooks = new PgWebhooks(db.pool);
-  receiver.secret = newWebhookSecret();
-  const subscription = await createTestSubscription(db.pool, {
-    orgId: "org-a",
-    url: receiver.url,
-    events: ["execution.completed", "execution.failed", "execution.milestone"],
-    secret: receiver.secret,
-  });
+  const subscription = await subscribeReceiver(db.pool, receiver, [
+    "execution.completed",
+    "execution.failed",
+    "execution.milestone",
+  ]);
   subscriptionId = subscription.id;
   dispatcher = startWebhookDispatcher({
     pool: db.pool,

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import { PgWebhooks, type WebhookSubscriptionRecord } from "../../src/store/pg-webhooks.js";
 import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
+import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import type { WebhookSettings } from "../../src/webhooks/webhook-dispatcher.js";
 
 /** Fast dispatcher settings for tests: short timeout and backoff, loopback receivers allowed. */
@@ -38,6 +39,20 @@ export function createTestSubscription(
     secret: keyring.seal(id, input.secret),
     createdBy: null,
   });
+}
+
+/**
+ * Gives the test receiver a fresh signing secret and subscribes it for `orgId` (loopback receivers
+ * are internal addresses the API refuses, so the row is written directly).
+ */
+export function subscribeReceiver(
+  pool: Pool,
+  receiver: { url: string; secret: string },
+  events: string[] = ["execution.completed"],
+  orgId = "org-a",
+): Promise<WebhookSubscriptionRecord> {
+  receiver.secret = newWebhookSecret();
+  return createTestSubscription(pool, { orgId, url: receiver.url, events, secret: receiver.secret });
 }
 
 /** Inserts a running execution row of `orgId`; its status and progress are then changed by hand. */

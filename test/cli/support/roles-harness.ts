@@ -22,7 +22,7 @@ const PEOPLE = {
 export type Person = keyof typeof PEOPLE;
 
 /**
- * The real api and runner roles (src/main.ts, the release's workflows) on a database and Redis
+ * The real api and runner roles (workers/main.ts, the release's workflows) on a database and Redis
  * prefix of the test file's own, with an evidence signing key configured, and API keys of org
  * `demo` for an integrator, an approver and an operator.
  */
