@@ -224,9 +224,22 @@ export class ExecutionClient {
    * in case the notification was lost; without them it polls.
    */
   async waitForTerminal(executionId: string, timeoutMs: number, orgId?: string): Promise<ExecutionView> {
+    return this.waitUntilTerminal(executionId, timeoutMs, () => this.requireView(executionId, orgId));
+  }
+
+  /**
+   * waitForTerminal with the caller's own read (the API reads the resource it answers with, so
+   * the read that sees the execution finished is the answer's too). `read` must throw for an
+   * execution the caller may not see.
+   */
+  async waitUntilTerminal<T extends { status: ExecutionStatus }>(
+    executionId: string,
+    timeoutMs: number,
+    read: () => Promise<T>,
+  ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     const { finished } = this.deps;
-    if (!finished) return this.pollForTerminal(executionId, deadline, orgId);
+    if (!finished) return this.pollForTerminal(deadline, read);
     let wake: (() => void) | undefined;
     let told = false;
     // Watch before the first read: a finish between the read and the watch would go unheard.
@@ -237,8 +250,8 @@ export class ExecutionClient {
     try {
       const fallbackMs = this.deps.fallbackPollMs ?? 1_000;
       for (;;) {
-        const view = await this.requireView(executionId, orgId);
-        if (TERMINAL.includes(view.status) || Date.now() >= deadline) return view;
+        const current = await read();
+        if (TERMINAL.includes(current.status) || Date.now() >= deadline) return current;
         if (told) {
           // Told before the read could see it (a replica lagging behind would do this): re-read soon.
           told = false;
@@ -260,15 +273,14 @@ export class ExecutionClient {
   }
 
   /** The wait without notifications: polls from 20 ms, doubling to 500 ms. */
-  private async pollForTerminal(
-    executionId: string,
+  private async pollForTerminal<T extends { status: ExecutionStatus }>(
     deadline: number,
-    orgId?: string,
-  ): Promise<ExecutionView> {
+    read: () => Promise<T>,
+  ): Promise<T> {
     let pause = 20;
     for (;;) {
-      const view = await this.requireView(executionId, orgId);
-      if (TERMINAL.includes(view.status) || Date.now() >= deadline) return view;
+      const current = await read();
+      if (TERMINAL.includes(current.status) || Date.now() >= deadline) return current;
       await new Promise((r) => setTimeout(r, Math.min(pause, Math.max(1, deadline - Date.now()))));
       pause = Math.min(pause * 2, 500);
     }

@@ -46,14 +46,19 @@ export function startExecution(deps: ApiDeps) {
         : {}),
     });
     if (created) deps.metrics?.executionsStarted.inc({ workflow: name });
-    // The wait reads the execution first and returns at once when it is already terminal.
-    if (prefer && prefer.applied > 0) {
-      await deps.client.waitForTerminal(executionId, prefer.applied * 1000, principal.orgId);
-    }
-    const record = await deps.reads.get(principal.orgId, executionId);
-    if (!record) {
-      throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
-    }
+    const read = async () => {
+      const found = await deps.reads.get(principal.orgId, executionId);
+      if (!found) {
+        throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
+      }
+      return found;
+    };
+    // The wait reads the execution first and returns at once when it is already terminal; the
+    // read that sees it finished is the one the answer carries.
+    const record =
+      prefer && prefer.applied > 0
+        ? await deps.client.waitUntilTerminal(executionId, prefer.applied * 1000, read)
+        : await read();
     const write = prefer && record.status === "completed" ? chainWriteOf(record.output, req.body) : null;
     if (prefer && write && deps.chainIds.includes(write.chainId)) {
       const deadline = startedAt + prefer.applied * 1000;
