@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 
@@ -35,10 +36,24 @@ const serial = defineWorkflow({
   },
 });
 
+/** A step, then the body ends the turn another way: it fails, or it waits for a signal. */
+const stepThen = defineWorkflow({
+  name: "test.ahead.step-then",
+  version: 1,
+  input: z.object({ then: z.enum(["fail", "wait"]) }),
+  output: z.object({ got: z.string() }),
+  async run(ctx, input) {
+    const value = await ctx.step("s0", () => "s0-done");
+    if (input.then === "fail") throw new BusinessError("TEST_REFUSED", `refused after ${value}`);
+    await ctx.waitForSignal("go", { schema: z.object({}) });
+    return { got: value };
+  },
+});
+
 beforeAll(async () => {
   h = await startEngineHarness({
     file: import.meta.url,
-    workflows: [serial],
+    workflows: [serial, stepThen],
     hooks: {
       async beforeStep({ executionId, step }) {
         const { rows } = await h.db.pool.query(
@@ -91,5 +106,22 @@ describe("outcomes ahead of their rows", () => {
       { name: "s2", state: "ok", turn: 1, seq: 3 },
     ]);
     for (const step of ["s0", "s1", "s2"]) expect(await h.effectCount(`fold:${step}`)).toBe(1);
+  });
+
+  it("a turn that fails or parks after a step writes the step's row first", async () => {
+    const failed = await h.client.start({ workflow: stepThen.name, input: { then: "fail" } });
+    const view = await h.waitForStatus(failed.executionId, "failed");
+    expect(view.failure?.code).toBe("TEST_REFUSED");
+    const parked = await h.client.start({ workflow: stepThen.name, input: { then: "wait" } });
+    await h.waitForStatus(parked.executionId, "waiting");
+    for (const id of [failed.executionId, parked.executionId]) {
+      const { rows } = await h.db.pool.query(
+        "SELECT name, state, seq FROM journal_entries WHERE execution_id = $1 AND position = 0",
+        [id],
+      );
+      expect(rows).toEqual([{ name: "s0", state: "ok", seq: 1 }]);
+    }
+    await h.client.signal(parked.executionId, "go", {});
+    expect((await h.waitForStatus(parked.executionId, "completed")).output).toEqual({ got: "s0-done" });
   });
 });
