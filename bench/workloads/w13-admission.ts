@@ -68,13 +68,8 @@ async function stopApi(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/**
- * Open loop: `rate` start requests per second for `seconds`, whatever the answers, as clients
- * behind a load balancer arrive. A closed loop would hide overload (a refused client asks again at
- * once, so in-flight requests never fall).
- */
-async function drive(port: number, key: string, rate: number, seconds: number): Promise<Run> {
-  // node:http with a keep-alive agent: fetch costs the load generator several times the CPU.
+/** Start requests over node:http with a keep-alive agent (fetch costs the load generator several times the CPU). */
+function startSender(port: number, key: string) {
   const agent = new Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
   const body = JSON.stringify({ steps: 1 });
   const send = (): Promise<{ status: number; ms: number }> =>
@@ -101,6 +96,39 @@ async function drive(port: number, key: string, rate: number, seconds: number): 
       req.once("error", () => resolve({ status: 0, ms: nowMs() - t }));
       req.end(body);
     });
+  return { send, close: () => agent.destroy() };
+}
+
+/**
+ * The API's capacity on this machine now: accepted starts per second with `CAPACITY_CLIENTS`
+ * clients each sending its next request when the last one was answered.
+ */
+async function capacity(port: number, key: string, ms: number): Promise<number> {
+  const { send, close } = startSender(port, key);
+  for (let i = 0; i < 20; i++) await send(); // warm-up, one at a time
+  let accepted = 0;
+  const begun = nowMs();
+  await Promise.all(
+    Array.from({ length: CAPACITY_CLIENTS }, async () => {
+      while (nowMs() - begun < ms) if ((await send()).status === 202) accepted++;
+    }),
+  );
+  close();
+  return accepted / ((nowMs() - begun) / 1000);
+}
+
+/** Closed-loop clients of the capacity measurement: enough to keep the pool busy. */
+const CAPACITY_CLIENTS = 64;
+/** Arrival rate of the overload runs, as a multiple of the measured capacity. */
+const OVERLOAD = 1.5;
+
+/**
+ * Open loop: `rate` start requests per second for `seconds`, whatever the answers, as clients
+ * behind a load balancer arrive. A closed loop would hide overload (a refused client asks again at
+ * once, so in-flight requests never fall).
+ */
+async function drive(port: number, key: string, rate: number, seconds: number): Promise<Run> {
+  const { send, close } = startSender(port, key);
   for (let i = 0; i < 20; i++) await send(); // warm-up, one at a time
   const total = Math.round(rate * seconds);
   const answers: Promise<{ status: number; ms: number }>[] = [];
@@ -120,7 +148,7 @@ async function drive(port: number, key: string, rate: number, seconds: number): 
     );
   }
   const results = await Promise.all(answers);
-  agent.destroy();
+  close();
   const accepted = results.filter((r) => r.status === 202).map((r) => r.ms);
   const refused = results.filter((r) => r.status === 503).length;
   return {
@@ -161,10 +189,19 @@ export const w13Admission: Workload = {
   id: "W13",
   title: "admission past saturation",
   async run(ctx) {
-    const rate = ctx.quick ? 250 : 400;
-    const seconds = ctx.quick ? 4 : 15;
+    const seconds = ctx.quick ? 4 : 10;
     const peer = notMeasured("an API property: no peer serves this API");
+    let rate = 0;
+    let measuredCapacity = 0;
     const tenor = await measure(ctx, "tenor", async () => {
+      // Past saturation on this machine today: a fixed rate would fall behind the API as it gets faster.
+      const probe = await startApi(ctx, "w13-capacity", undefined);
+      try {
+        measuredCapacity = await capacity(probe.port, probe.key, ctx.quick ? 1_000 : 2_000);
+      } finally {
+        await stopApi(probe.child);
+      }
+      rate = Math.ceil(measuredCapacity * OVERLOAD);
       const off = await run(ctx, "w10-off", undefined, rate, seconds);
       const on = await run(ctx, "w10-on", ADMISSION_ON, rate, seconds);
       const p99Ratio = ratio(off.acceptedP99Ms, on.acceptedP99Ms);
@@ -184,6 +221,8 @@ export const w13Admission: Workload = {
       title: "admission past saturation",
       status: "ok",
       params: {
+        capacityPerSec: Math.round(measuredCapacity),
+        overload: `${OVERLOAD}× the capacity measured first (${CAPACITY_CLIENTS} closed-loop clients, admission off)`,
         ratePerSec: rate,
         seconds,
         poolMax: POOL_MAX,
