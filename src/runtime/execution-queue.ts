@@ -26,12 +26,19 @@ interface JobAdd {
   opts: JobsOptions & { jobId: string };
 }
 
-/** Redis keeps finished jobs briefly; PostgreSQL keeps the truth (retention handles it). */
-const BASE_JOB_OPTIONS: JobsOptions = {
-  attempts: 1,
-  removeOnComplete: true,
+/**
+ * How long Redis keeps finished jobs: briefly, as PostgreSQL keeps the truth (retention handles
+ * it). For executions these are the worker's settings (src/runtime/execution-worker.ts), not each
+ * job's: every value of a job hash then fits Redis's compact encoding (64 bytes by default), and a
+ * parked execution's job takes less than half the memory (docs/performance.md, W7).
+ */
+export const FINISHED_JOBS_KEPT = {
+  removeOnComplete: { count: 0 },
   removeOnFail: { age: 7 * 24 * 3600 },
-};
+} as const;
+
+/** Activity jobs carry the same settings themselves: their workers are configured per queue. */
+const ACTIVITY_JOB_OPTIONS: JobsOptions = { attempts: 1, ...FINISHED_JOBS_KEPT };
 
 /**
  * A wake in one round trip. KEYS: waiting-children, wait, meta, active, marker, events, the job's
@@ -83,7 +90,7 @@ export class ExecutionQueue implements ChildDispatcher {
     await this.jobAdds.submit({
       name: workflow,
       data: { executionId },
-      opts: { ...BASE_JOB_OPTIONS, jobId: executionJobId(executionId), delay },
+      opts: { jobId: executionJobId(executionId), ...(delay > 0 ? { delay } : {}) },
     });
   }
 
@@ -98,7 +105,6 @@ export class ExecutionQueue implements ChildDispatcher {
       name: child.workflow,
       data: { executionId: child.id },
       opts: {
-        ...BASE_JOB_OPTIONS,
         jobId: executionJobId(child.id),
         parent: { id: executionJobId(parentExecutionId), queue: this.queue.qualifiedName },
         ignoreDependencyOnFailure: true,
@@ -156,7 +162,7 @@ export class ExecutionQueue implements ChildDispatcher {
       activity: request.activity,
     };
     const options: JobsOptions = {
-      ...BASE_JOB_OPTIONS,
+      ...ACTIVITY_JOB_OPTIONS,
       jobId,
       parent: { id: executionJobId(request.executionId), queue: this.queue.qualifiedName },
       // The failure policy: a failed activity releases the parent, which reads it and suspends.

@@ -6,7 +6,7 @@ import type { Logger } from "../observability/logger.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { QUEUE_NAMES } from "../transport/queue-names.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
-import type { ExecutionJobData, ExecutionQueue } from "./execution-queue.js";
+import { type ExecutionJobData, type ExecutionQueue, FINISHED_JOBS_KEPT } from "./execution-queue.js";
 import type { ExecutionTracing } from "./execution-tracing.js";
 import { JobLease } from "./job-lease.js";
 
@@ -66,6 +66,7 @@ export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<Ex
       stalledInterval: options.stalledIntervalMs,
       // PostgreSQL fencing makes a re-run safe; BullMQ must never give up on a stalled execution.
       maxStalledCount: Number.MAX_SAFE_INTEGER,
+      ...FINISHED_JOBS_KEPT,
       autorun: true,
       ...bullmqTelemetry(),
     },
