@@ -53,10 +53,10 @@ export async function runStep<T>(
           position,
           details: { attempts: attempt, error: (error as Error)?.message ?? String(error) },
         });
-        throw new StopSignal();
+        throw cursor.halt();
       }
       await delay(backoffDelayMs(policy, attempt));
-      if (cursor.stop.closed) throw new StopSignal();
+      if (cursor.stop.closed) throw cursor.halt();
       continue;
     }
     release();
@@ -141,7 +141,7 @@ export async function runActivity<T>(
       position,
       details: { activity: activity.name, error: dispatched.reason },
     });
-    throw new StopSignal();
+    throw cursor.halt();
   }
   const details = { activity: activity.name, queue: activity.queue.name };
   cursor.stop.park({ kind: "activity", name, position, details }, null, { child: true });

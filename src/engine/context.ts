@@ -173,6 +173,11 @@ export class WorkflowContext {
     }
   }
 
+  /** True once this turn handed the body a StopSignal (JournalCursor.halt). */
+  get bodyWasStopped(): boolean {
+    return this.cursor.bodyWasStopped;
+  }
+
   /** Waits until no call is in flight, so every finished step is journaled before the turn ends. */
   drain(): Promise<void> {
     return this.cursor.drain();

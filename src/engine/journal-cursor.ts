@@ -36,6 +36,7 @@ export class JournalCursor {
   private flushTimer: ReturnType<typeof setImmediate> | null = null;
   /** A row ahead of the journal could not be written: the body saw what the journal does not hold. */
   private aheadLost = false;
+  private stoppedBody = false;
 
   constructor(readonly deps: ContextDeps) {
     this.executionId = deps.fence.executionId;
@@ -46,6 +47,20 @@ export class JournalCursor {
     }
     this.order = new DeliveryOrder(highestSeq);
     this.fenceConfirmedAt = deps.fenceConfirmedAt ?? performance.now();
+  }
+
+  /**
+   * A StopSignal for the body. Remembers that the body was told to stop, so a body that fails
+   * afterwards may have turned that signal into its error (see `bodyWasStopped`).
+   */
+  halt(): StopSignal {
+    this.stoppedBody = true;
+    return new StopSignal();
+  }
+
+  /** True once this turn handed the body a StopSignal. */
+  get bodyWasStopped(): boolean {
+    return this.stoppedBody;
   }
 
   /** True while the body is still re-running positions the journal already holds. */
@@ -72,20 +87,20 @@ export class JournalCursor {
     name: string,
   ): { position: number; cause: number; entry: JournalEntry | undefined } {
     if (this.deps.abandoned?.()) this.stop.fence();
-    if (this.stop.closed) throw new StopSignal();
+    if (this.stop.closed) throw this.halt();
     const position = this.nextPosition++;
     const cause = this.order.lastDelivered;
     const entry = this.journal.get(position);
     if (!entry && this.deps.replayOnly) {
       // A dry replay (src/engine/dry-replay.ts) ends at the first call the journal has not recorded.
       this.stop.fence();
-      throw new StopSignal();
+      throw this.halt();
     }
     if (entry && (entry.kind !== kind || entry.name !== name)) {
       this.stop.hold(
         new NonDeterminismError(position, { kind: entry.kind, name: entry.name }, { kind, name }),
       );
-      throw new StopSignal();
+      throw this.halt();
     }
     if (entry && entry.cause !== null && entry.cause !== cause) {
       this.stop.hold(
@@ -95,7 +110,7 @@ export class JournalCursor {
           { kind, name, cause },
         ),
       );
-      throw new StopSignal();
+      throw this.halt();
     }
     return { position, cause, entry };
   }
@@ -125,6 +140,8 @@ export class JournalCursor {
    * crash in between re-runs only that step, as a crash during its write always did.
    */
   commitAhead<T>(row: Omit<JournalEntry, "seq">, outcome: () => T): Promise<T> {
+    // After a row was lost the turn is stopping: the write path meets that and stops this branch.
+    if (this.aheadLost) return this.commit((seq) => this.append({ ...row, seq }), outcome);
     const seq = this.order.issue();
     this.ahead.push({ ...row, seq });
     this.releaseAhead ??= this.order.hold();
@@ -146,7 +163,7 @@ export class JournalCursor {
    * replayed by a new turn, since the body has seen an outcome the journal does not hold.
    */
   async durable(): Promise<void> {
-    if (this.aheadLost) throw new StopSignal();
+    if (this.aheadLost) throw this.halt();
     while (this.ahead.length > 0 || this.sending) {
       if (!this.sending) {
         const rows = this.takeAhead();
@@ -165,7 +182,7 @@ export class JournalCursor {
    * the completion's own statement. A write of earlier rows already in flight is awaited first.
    */
   async takeAheadForCompletion(): Promise<JournalEntry[]> {
-    if (this.aheadLost) throw new StopSignal();
+    if (this.aheadLost) throw this.halt();
     while (this.sending) await this.sending;
     const rows = this.takeAhead();
     this.releaseAhead?.();
@@ -192,7 +209,10 @@ export class JournalCursor {
     } catch (error) {
       this.aheadLost = true;
       if (!(error instanceof StopSignal)) this.stop.replay();
-      throw new StopSignal();
+      // The rows will not be written: let parked calls stop so the turn can end.
+      this.releaseAhead?.();
+      this.releaseAhead = null;
+      throw this.halt();
     }
     this.fenceConfirmedAt = sent;
     this.journaledThisTurn += rows.length;
@@ -266,7 +286,7 @@ export class JournalCursor {
   async confirmFenceIfStale(): Promise<void> {
     if (this.deps.abandoned?.()) {
       this.stop.fence();
-      throw new StopSignal();
+      throw this.halt();
     }
     const bound = this.deps.staleFenceMs;
     if (bound === undefined) return;
@@ -275,7 +295,7 @@ export class JournalCursor {
       const turn = await this.write("fence check", () => this.deps.store.currentTurn(this.executionId));
       if (turn !== this.deps.fence.turn) {
         this.stop.fence();
-        throw new StopSignal();
+        throw this.halt();
       }
       this.fenceConfirmedAt = sent;
     }
@@ -316,7 +336,7 @@ export class JournalCursor {
    * body (DeliveryOrder.park), so an outcome on its way is still delivered first.
    */
   parked<T>(): Promise<T> {
-    return new Promise<T>((_, reject) => this.order.park(() => reject(new StopSignal())));
+    return new Promise<T>((_, reject) => this.order.park(() => reject(this.halt())));
   }
 
   private async writeWithRetries<T>(what: string, operation: () => Promise<T>): Promise<T> {
@@ -326,7 +346,7 @@ export class JournalCursor {
       } catch (error) {
         if (error instanceof TurnFencedError) {
           this.stop.fence();
-          throw new StopSignal();
+          throw this.halt();
         }
         if (error instanceof TenorError && !error.retryable) throw error;
         if (attempt >= CHECKPOINT_WRITE_ATTEMPTS) {
@@ -335,7 +355,7 @@ export class JournalCursor {
             name: what,
             details: { error: (error as Error).message, attempts: attempt },
           });
-          throw new StopSignal();
+          throw this.halt();
         }
         await delay(50 * attempt);
       }

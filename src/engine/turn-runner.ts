@@ -7,6 +7,7 @@ import { BusinessError, type FailureRecord, TurnFencedError, toFailureRecord } f
 import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-store.js";
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
+import { StopSignal } from "./turn-stop.js";
 
 /** Bounds of suspension recovery (docs/engine.md, "Statuses"); from `durable.recovery`. */
 export interface RecoveryPolicy {
@@ -150,10 +151,15 @@ export class TurnRunner {
     } catch (error) {
       result = { ok: false, error };
     }
+    // Read before the drain: a parked call may still be told to stop after the body ended.
+    const failedOnItsOwn = !result.ok && !(result.error instanceof StopSignal) && !ctx.bodyWasStopped;
     await ctx.drain();
-    // A workflow that returned is finished: a branch that lost a race and parked (the timeout of
-    // a step that answered) is abandoned, as Temporal drops a completed workflow's pending timers.
-    const returned = result.ok && (ctx.stop.reason === null || ctx.stop.reason.kind === "park");
+    // A workflow that returned, or threw while no StopSignal had reached it, is finished: a branch
+    // that parked (the timeout of a step that answered, a wait beside a step that failed) is
+    // abandoned, as Temporal drops a finished workflow's pending timers.
+    const parkedOnly = ctx.stop.reason === null || ctx.stop.reason.kind === "park";
+    const returned = result.ok && parkedOnly;
+    const finished = parkedOnly && (result.ok || failedOnItsOwn);
     const output = result.ok && returned ? this.encodeOutput(workflow.output, result.value) : null;
     // Step rows still ahead of the journal: written by the completion's own statement, or before
     // anything else ends the turn.
@@ -171,7 +177,7 @@ export class TurnRunner {
       }
       return { kind: "completed", parentId: start.parentId };
     }
-    if (reason && !(returned && reason.kind === "park"))
+    if (reason && !(finished && reason.kind === "park"))
       return this.stopTurn(start, reason, ctx.madeProgress);
     if (!result.ok) return this.failTurn(start, result.error);
     return this.failTurn(start, (output as { ok: false; error: unknown }).error);

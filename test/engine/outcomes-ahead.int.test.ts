@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ENGINE_ERRORS } from "../../src/engine/error-codes.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
@@ -50,10 +51,25 @@ const stepThen = defineWorkflow({
   },
 });
 
+/** A branch's step returns a value PostgreSQL refuses while another branch waits for a signal. */
+const refusedBeside = defineWorkflow({
+  name: "test.ahead.refused-beside-wait",
+  version: 1,
+  input: z.object({}),
+  output: z.object({ got: z.string() }),
+  async run(ctx) {
+    const [got] = await Promise.all([
+      ctx.step("quote", async () => "bad\u0000value"),
+      ctx.waitForSignal("never", { schema: z.object({}) }),
+    ]);
+    return { got };
+  },
+});
+
 beforeAll(async () => {
   h = await startEngineHarness({
     file: import.meta.url,
-    workflows: [serial, stepThen],
+    workflows: [serial, stepThen, refusedBeside],
     hooks: {
       async beforeStep({ executionId, step }) {
         const { rows } = await h.db.pool.query(
@@ -123,5 +139,12 @@ describe("outcomes ahead of their rows", () => {
     }
     await h.client.signal(parked.executionId, "go", {});
     expect((await h.waitForStatus(parked.executionId, "completed")).output).toEqual({ got: "s0-done" });
+  });
+
+  it("a refused row beside a parked branch ends the turn, and the next turn replays the refusal", async () => {
+    const { executionId } = await h.client.start({ workflow: refusedBeside.name, input: {} });
+    const view = await h.waitForStatus(executionId, "failed", 20_000);
+    expect(view.failure?.code).toBe(ENGINE_ERRORS.RESULT_NOT_STORABLE);
+    expect(view.failure?.message).toContain('"quote"');
   });
 });
