@@ -41,11 +41,11 @@ const serial = defineWorkflow({
 const stepThen = defineWorkflow({
   name: "test.ahead.step-then",
   version: 1,
-  input: z.object({ then: z.enum(["fail", "wait"]) }),
+  input: z.object({ ending: z.enum(["fail", "wait"]) }),
   output: z.object({ got: z.string() }),
   async run(ctx, input) {
     const value = await ctx.step("s0", () => "s0-done");
-    if (input.then === "fail") throw new BusinessError("TEST_REFUSED", `refused after ${value}`);
+    if (input.ending === "fail") throw new BusinessError("TEST_REFUSED", `refused after ${value}`);
     await ctx.waitForSignal("go", { schema: z.object({}) });
     return { got: value };
   },
@@ -125,10 +125,10 @@ describe("outcomes ahead of their rows", () => {
   });
 
   it("a turn that fails or parks after a step writes the step's row first", async () => {
-    const failed = await h.client.start({ workflow: stepThen.name, input: { then: "fail" } });
+    const failed = await h.client.start({ workflow: stepThen.name, input: { ending: "fail" } });
     const view = await h.waitForStatus(failed.executionId, "failed");
     expect(view.failure?.code).toBe("TEST_REFUSED");
-    const parked = await h.client.start({ workflow: stepThen.name, input: { then: "wait" } });
+    const parked = await h.client.start({ workflow: stepThen.name, input: { ending: "wait" } });
     await h.waitForStatus(parked.executionId, "waiting");
     for (const id of [failed.executionId, parked.executionId]) {
       const { rows } = await h.db.pool.query(
