@@ -1,4 +1,5 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
+import type { AssetRecord, NewAsset } from "../../src/values/asset-record.js";
 
 /**
  * What asset creation needs from outside the workflow (docs/assets.md): the platform's asset
@@ -23,30 +24,6 @@ export interface AssetTemplates {
   /** The template with this id, or undefined. */
   get(id: string): AssetTemplate | undefined;
 }
-
-/** One asset's row, as its creation writes it. */
-export interface AssetRecord {
-  id: string;
-  orgId: string;
-  templateId: string;
-  symbol: string;
-  name: string;
-  kind: "bond" | "fund";
-  chainId: number;
-  executionId: string;
-  status: "paused" | "active";
-  token: string | null;
-  feed: string | null;
-  resolver: string;
-  hashes: { step: string; hash: string }[];
-  createdAt: string;
-  activatedAt: string | null;
-}
-
-export type NewAsset = Omit<
-  AssetRecord,
-  "status" | "token" | "feed" | "hashes" | "createdAt" | "activatedAt"
->;
 
 /**
  * What a claim found: `claimed` (this execution owns the row, new or already), `taken-over` (its

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import { TenorError } from "../errors/tenor-error.js";
+import type { AssetRecord, NewAsset } from "../values/asset-record.js";
 import { withTransaction } from "./with-transaction.js";
 
 /**
@@ -8,33 +9,10 @@ import { withTransaction } from "./with-transaction.js";
  * execution, so neither another tenant nor a superseded creation can change a row.
  */
 
-export interface AssetRow {
-  id: string;
-  orgId: string;
-  templateId: string;
-  symbol: string;
-  name: string;
-  kind: "bond" | "fund";
-  chainId: number;
-  executionId: string;
-  status: "paused" | "active";
-  token: string | null;
-  feed: string | null;
-  resolver: string;
-  hashes: { step: string; hash: string }[];
-  createdAt: string;
-  activatedAt: string | null;
-}
-
-export type NewAssetRow = Omit<
-  AssetRow,
-  "status" | "token" | "feed" | "hashes" | "createdAt" | "activatedAt"
->;
-
 /** What {@link PgAssets.list} selects; every filter but the organisation is optional. */
 export interface AssetListFilter {
   orgId: string;
-  status?: AssetRow["status"];
+  status?: AssetRecord["status"];
   chainId?: number;
   templateId?: string;
   /** Page strictly after this (createdAt, id): newest first. */
@@ -43,8 +21,8 @@ export interface AssetListFilter {
 }
 
 export type AssetClaimRow =
-  | { outcome: "claimed" | "taken-over"; asset: AssetRow }
-  | { outcome: "held"; asset: AssetRow; ownerStatus: string };
+  | { outcome: "claimed" | "taken-over"; asset: AssetRecord }
+  | { outcome: "held"; asset: AssetRecord; ownerStatus: string };
 
 /** Thrown when a write names an execution that no longer owns the asset. */
 export const ASSET_NOT_OWNED = "ASSET_NOT_OWNED";
@@ -60,7 +38,7 @@ export class PgAssets {
    * owning execution failed passes to `asset.executionId` (the same asset continues); one whose
    * owner is alive or finished stays with it.
    */
-  async claim(asset: NewAssetRow): Promise<AssetClaimRow> {
+  async claim(asset: NewAsset): Promise<AssetClaimRow> {
     return withTransaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO assets (id, org_id, template_id, symbol, name, kind, chain_id, execution_id, resolver)
@@ -101,7 +79,7 @@ export class PgAssets {
     id: string,
     executionId: string,
     progress: { token?: string; feed?: string; hash?: { step: string; hash: string } },
-  ): Promise<AssetRow> {
+  ): Promise<AssetRecord> {
     const hash = progress.hash ? JSON.stringify([progress.hash]) : null;
     const step = progress.hash ? JSON.stringify([{ step: progress.hash.step }]) : null;
     const { rows } = await this.pool.query(
@@ -123,7 +101,7 @@ export class PgAssets {
     orgId: string,
     id: string,
     executionId: string,
-  ): Promise<{ activated: boolean; asset: AssetRow }> {
+  ): Promise<{ activated: boolean; asset: AssetRecord }> {
     const { rows } = await this.pool.query(
       `UPDATE assets SET status = 'active', activated_at = now(), updated_at = now()
        WHERE org_id = $1 AND id = $2 AND execution_id = $3 AND status = 'paused'
@@ -137,7 +115,7 @@ export class PgAssets {
   }
 
   /** The organisation's asset with this id, or undefined (another organisation's is not found). */
-  async get(orgId: string, id: string): Promise<AssetRow | undefined> {
+  async get(orgId: string, id: string): Promise<AssetRecord | undefined> {
     const { rows } = await this.pool.query(`SELECT ${COLUMNS} FROM assets WHERE org_id = $1 AND id = $2`, [
       orgId,
       id,
@@ -150,7 +128,7 @@ export class PgAssets {
    * `limit` rows, strictly after `filter.after` when given: keyset pages on the
    * (org_id, created_at, id) index, so a page costs the same however deep it is.
    */
-  async list(filter: AssetListFilter): Promise<AssetRow[]> {
+  async list(filter: AssetListFilter): Promise<AssetRecord[]> {
     const where = ["org_id = $1"];
     const values: unknown[] = [filter.orgId];
     const add = (clause: (p: string) => string, value: unknown) => {
@@ -186,7 +164,7 @@ function notOwned(orgId: string, id: string, executionId: string): TenorError {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a pg result row.
-function toRow(r: any): AssetRow {
+function toRow(r: any): AssetRecord {
   return {
     id: r.id,
     orgId: r.org_id,

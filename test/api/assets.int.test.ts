@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeCursor } from "../../src/api/list-cursor.js";
-import { type AssetRow, PgAssets } from "../../src/store/pg-assets.js";
+import { PgAssets } from "../../src/store/pg-assets.js";
+import type { AssetRecord } from "../../src/values/asset-record.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
@@ -13,8 +14,8 @@ import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
  */
 let h: ApiHarness;
 /** org-a's assets, newest first, as the API must order them. */
-let ours: AssetRow[];
-let theirs: AssetRow[];
+let ours: AssetRecord[];
+let theirs: AssetRecord[];
 
 const RESOLVER = "0x00000000000000000000000000000000000000aa";
 const SAME_MS = "2026-01-02T03:04:05.678Z";
@@ -60,7 +61,7 @@ beforeAll(async () => {
     await assets.record(x.orgId, x.id, x.executionId, { hash: { step: "token.deploy", hash: "0xabc" } });
     await assets.activate(x.orgId, x.id, x.executionId);
   }
-  const newestFirst = (rows: AssetRow[]) =>
+  const newestFirst = (rows: AssetRecord[]) =>
     rows.sort((x, y) => y.createdAt.localeCompare(x.createdAt) || (y.id < x.id ? -1 : y.id > x.id ? 1 : 0));
   const read = async (list: { orgId: string; id: string }[]) =>
     newestFirst(
@@ -143,7 +144,7 @@ describe("GET /v1/assets", () => {
   });
 
   it("filters by status, chainId and template, alone, together and across pages", async () => {
-    const expectFilter = async (query: Record<string, string>, want: (r: AssetRow) => boolean) => {
+    const expectFilter = async (query: Record<string, string>, want: (r: AssetRecord) => boolean) => {
       const expected = ids(ours.filter(want));
       expect(expected.length).toBeGreaterThan(0);
       expect((await allPages({ ...query, limit: "1" })).flat(), JSON.stringify(query)).toEqual(expected);

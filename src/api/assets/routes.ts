@@ -2,7 +2,8 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import type { z } from "zod";
 import { TenorError } from "../../errors/tenor-error.js";
-import { type AssetRow, PgAssets } from "../../store/pg-assets.js";
+import { PgAssets } from "../../store/pg-assets.js";
+import type { AssetRecord } from "../../values/asset-record.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { guard, principalOf } from "../auth/authenticate.js";
@@ -28,7 +29,7 @@ export function assetPath(id: string): string {
 }
 
 /** The resource of a row: what both routes answer, without the organisation (it is the key's). */
-export function toAssetResource(row: AssetRow): z.infer<typeof AssetSchema> {
+export function toAssetResource(row: AssetRecord): z.infer<typeof AssetSchema> {
   return {
     id: row.id,
     templateId: row.templateId,
