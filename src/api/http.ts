@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { z } from "zod";
 import { inputIssues } from "../engine/input-issues.js";
+import { findUnstorable } from "../values/storable.js";
 import { API_ERRORS } from "./api-error-codes.js";
 import { apiError, type FieldError } from "./problem.js";
 
@@ -44,8 +45,29 @@ export function jsonBody(limitBytes: number): RequestHandler[] {
   return [
     contentType,
     express.json({ limit: limitBytes, type: ["application/json", "application/*+json"], strict: false }),
+    storableBody,
   ];
 }
+
+/**
+ * Every JSON string of a body must be text PostgreSQL can store (src/values/storable.ts): a
+ * U+0000 or a lone surrogate anywhere (`{"purpose":"a\u0000b"}`, a signal payload, a vote
+ * reason) is refused with 400 naming the field, before any route reads it. A lone surrogate is
+ * never stored as U+FFFD in its place.
+ */
+export const storableBody: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
+  const found = req.body === undefined ? null : findUnstorable(req.body);
+  if (!found) {
+    next();
+    return;
+  }
+  const pointer = found.path === "" ? "body" : `body.${found.path}`;
+  next(
+    apiError(API_ERRORS.REQUEST_INVALID, `the request is invalid: ${pointer}: ${found.reason}`, {
+      errors: [{ pointer, message: found.reason }],
+    }),
+  );
+};
 
 /** Wraps an async handler so a rejection reaches the problem handler (Express 5 does this too; explicit is clearer). */
 export function handler(fn: (req: Request, res: Response) => Promise<void>): RequestHandler {

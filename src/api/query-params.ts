@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isStorableText } from "../values/storable.js";
 
 /**
  * Query and path parameters parsed to the range PostgreSQL accepts, so a bad value is a 400 naming
@@ -8,13 +9,16 @@ import { z } from "zod";
 /** A UUID in its canonical 8-4-4-4-12 hexadecimal form (PostgreSQL's `uuid` input). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Text PostgreSQL can store: no NUL character (it refuses U+0000 in `text`), at most `max` characters. */
+/**
+ * Text PostgreSQL can store (src/values/storable.ts: no U+0000, no lone surrogate), at most `max`
+ * characters.
+ */
 export function pgText(max = 1000) {
   return z
     .string()
     .min(1)
     .max(max)
-    .refine((v) => !v.includes("\u0000"), "must not contain the NUL character");
+    .refine(isStorableText, "must not contain U+0000 or a lone surrogate (PostgreSQL cannot store them)");
 }
 
 /** Years a `timestamptz` parameter may name: PostgreSQL has no year 0, and ISO 8601 stops at 9999. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_MAX_STORED_VALUE_BYTES } from "../values/storable.js";
 import { assetTemplatesSchema } from "./asset-templates-schema.js";
 import { chainsSchema, secretSourceSchema, signersSchema } from "./chains-schema.js";
 
@@ -380,6 +381,13 @@ export const configSchema = z
           .default({ checkIntervalMs: 250 }),
         /** Workflow turns one runner process advances at once. */
         runnerConcurrency: positiveInt(100),
+        /**
+         * Largest value, in bytes of its JSON, a workflow may hand to storage (a step's or an
+         * activity's result, an output, an input, a progress snapshot); a larger one is refused
+         * with a typed error naming it (docs/engine.md, "What PostgreSQL can store"). jsonb holds
+         * at most 255 MiB; 1024 ≤ v ≤ 268435455.
+         */
+        maxStoredValueBytes: intBetween(1_024, 268_435_455, DEFAULT_MAX_STORED_VALUE_BYTES),
         /** Recovery of suspended executions: exponential backoff, bounded in count and time. */
         recovery: z
           .object({
@@ -439,6 +447,7 @@ export const configSchema = z
         lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
         liveness: { checkIntervalMs: 250 },
         runnerConcurrency: 100,
+        maxStoredValueBytes: DEFAULT_MAX_STORED_VALUE_BYTES,
         recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
         sweep: { intervalMs: 5_000, graceMs: 10_000 },
         nonceRecovery: { intervalMs: 60_000 },

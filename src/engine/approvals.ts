@@ -3,7 +3,7 @@ import { TenorError } from "../errors/tenor-error.js";
 import { canonicalHash } from "./canonical-json.js";
 import type { SignalWait, WaitDeadline } from "./context-types.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
-import { BusinessError } from "./errors.js";
+import { assertStorable, BusinessError } from "./errors.js";
 
 /**
  * Identity-bound approvals (docs/engine.md, "Cancellation and approvals"). A workflow asks with
@@ -81,6 +81,10 @@ export async function waitForApproval(
       { details: { approval: name, quorum } },
     );
   }
+  // Shown to approvers from the status projection: refused before the wait takes its position.
+  assertStorable(`the parameters of approval "${name}"`, options.params, undefined, undefined, {
+    approval: name,
+  });
   const paramsHash = hashApprovalParams(options.params);
   const details: ApprovalWaitDetails = { params: options.params, paramsHash, quorum };
   const result = await waitForSignal(approvalSignalName(name), {

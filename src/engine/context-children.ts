@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { ChildWorkflow } from "./context-types.js";
-import { ChildWorkflowError } from "./errors.js";
+import { assertStorable, ChildWorkflowError } from "./errors.js";
 import type { JournalCursor } from "./journal-cursor.js";
 
 /** Child workflows of a WorkflowContext. */
@@ -11,6 +11,17 @@ export async function runChild<I, O>(
   workflow: ChildWorkflow<I, O>,
   input: I,
 ): Promise<O> {
+  // Encoded and checked before the position is taken (see runActivity).
+  const encodedInput = z.encode(workflow.input, input);
+  assertStorable(
+    `the input of child workflow "${workflow.name}"`,
+    encodedInput,
+    undefined,
+    cursor.maxStoredValueBytes,
+    {
+      workflow: workflow.name,
+    },
+  );
   const { position, cause, entry } = cursor.claim("child", workflow.name);
   const childId = entry
     ? (entry.result as { childId: string }).childId
@@ -55,7 +66,7 @@ export async function runChild<I, O>(
           workflow: workflow.name,
           workflowVersion: workflow.version,
           orgId: cursor.deps.orgId,
-          input: z.encode(workflow.input, input),
+          input: encodedInput,
           key: null,
           idempotencyKey: null,
           requestHash: null,

@@ -1,8 +1,9 @@
 import { z } from "zod";
+import { describePath, escapeText, findUnstorable } from "../values/storable.js";
 import type { AnyActivity } from "./activity.js";
 import type { StepInfo, StepOptions } from "./context-types.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
-import { BusinessError } from "./errors.js";
+import { assertStorable, BusinessError } from "./errors.js";
 import type { JournalEntry } from "./execution-store.js";
 import { decodeValue, encodeValue } from "./journal-codec.js";
 import { delay, type JournalCursor } from "./journal-cursor.js";
@@ -37,13 +38,11 @@ export async function runStep<T>(
       release();
       if (error instanceof StopSignal) throw error;
       if (isRefusal(error, options.nonRetryable)) {
-        const record = refusalRecord(error);
-        const entry = { position, kind: "step" as const, name, state: "error" as const, result: null };
-        return cursor.commit(
-          (seq) => cursor.append({ ...entry, error: record, attempts: attempt, seq, cause }),
-          () => {
-            throw reviveRefusal(record, options.nonRetryable);
-          },
+        return commitRefusal(
+          cursor,
+          { position, name, attempts: attempt, cause },
+          error,
+          options.nonRetryable,
         );
       }
       if (attempt >= policy.attempts) {
@@ -61,6 +60,23 @@ export async function runStep<T>(
     }
     release();
     const encoded = encodeStepResult(name, value, options.schema);
+    // What PostgreSQL cannot store is decided here, before any row of the turn is written: the
+    // step fails once with a typed refusal, which the journal holds and every replay re-raises.
+    const unstorable = findUnstorable(encoded, { maxBytes: cursor.maxStoredValueBytes });
+    if (unstorable) {
+      const refusal = new BusinessError(
+        ENGINE_ERRORS.RESULT_NOT_STORABLE,
+        `step "${escapeText(name)}" at position ${position} returned a value PostgreSQL cannot store: ` +
+          `${describePath(unstorable.path)} ${unstorable.reason}; it fails once and is not retried`,
+        { step: name, position, path: describePath(unstorable.path), rule: unstorable.rule },
+      );
+      return commitRefusal(
+        cursor,
+        { position, name, attempts: attempt, cause },
+        refusal,
+        options.nonRetryable,
+      );
+    }
     const durationMs = performance.now() - began;
     await cursor.deps.hooks.beforeCheckpoint?.({
       executionId: cursor.executionId,
@@ -74,6 +90,20 @@ export async function runStep<T>(
       () => decodeValue(encoded, options.schema) as T,
     );
   }
+}
+
+/** Journals a step's refusal as its outcome before the body sees it; replay re-raises it as its class. */
+function commitRefusal<T>(
+  cursor: JournalCursor,
+  at: { position: number; name: string; attempts: number; cause: number },
+  error: unknown,
+  nonRetryable: StepOptions<T>["nonRetryable"],
+): Promise<T> {
+  const record = refusalRecord(error);
+  const row = { ...at, kind: "step" as const, state: "error" as const, result: null, error: record };
+  return cursor.commitFinished(row, () => {
+    throw reviveRefusal(record, nonRetryable);
+  });
 }
 
 function replayOutcome<T>(entry: JournalEntry, options: StepOptions<T>): T {
@@ -104,6 +134,18 @@ export async function runActivity<T>(
   activity: AnyActivity,
   input: unknown,
 ): Promise<T> {
+  // Encoded and checked before the position is taken: an input that cannot be stored is refused
+  // the same way on every replay, without a position the journal would never hold.
+  const encodedInput = z.encode(activity.input, input);
+  assertStorable(
+    `the input of activity "${activity.name}"`,
+    encodedInput,
+    undefined,
+    cursor.maxStoredValueBytes,
+    {
+      activity: activity.name,
+    },
+  );
   const { position, cause, entry } = cursor.claim("step", name);
   const outcome = { schema: activity.output, nonRetryable: activity.nonRetryable ?? [] } as StepOptions<T>;
   if (entry && entry.state !== "pending") return cursor.replay(entry, () => replayOutcome(entry, outcome));
@@ -111,7 +153,7 @@ export async function runActivity<T>(
     const result = {
       activity: activity.name,
       queue: activity.queue.name,
-      input: z.encode(activity.input, input),
+      input: encodedInput,
     };
     await cursor.append({
       position,

@@ -117,6 +117,11 @@ export interface ContextDeps {
    * instead of running new work. Unset in real turns.
    */
   replayOnly?: boolean;
+  /**
+   * Largest value, in bytes of its JSON, the turn hands to storage (`durable.maxStoredValueBytes`);
+   * default DEFAULT_MAX_STORED_VALUE_BYTES (docs/engine.md, "What PostgreSQL can store").
+   */
+  maxStoredValueBytes?: number;
 }
 
 /** What a child call needs of a workflow definition (WorkflowDefinition satisfies it). */

@@ -16,6 +16,7 @@ import type {
 } from "./context-types.js";
 import { runConditionWait, runSignalWait, runSleep } from "./context-waits.js";
 import { type Duration, toMilliseconds } from "./duration.js";
+import { assertStorable } from "./errors.js";
 import type { JournalEntry } from "./execution-store.js";
 import { JournalCursor } from "./journal-cursor.js";
 import { StopSignal, type TurnStop } from "./turn-stop.js";
@@ -146,6 +147,9 @@ export class WorkflowContext {
    * that depends on the database's timing (docs/engine.md, "Concurrent branches").
    */
   progress(snapshot: Record<string, unknown>): Promise<void> {
+    // Thrown at the call (the body never awaits a snapshot), on replay too so the body takes the
+    // same path: a typed refusal instead of a write PostgreSQL would refuse after the body moved on.
+    assertStorable("the progress snapshot", snapshot, undefined, this.cursor.maxStoredValueBytes);
     if (this.cursor.stop.closed || this.cursor.replaying) return Promise.resolve();
     const { store, fence } = this.cursor.deps;
     // One write after the other: concurrent writes on different pool connections can commit out

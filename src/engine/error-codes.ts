@@ -30,6 +30,17 @@ export const ENGINE_ERRORS = {
    * 22, 23, 54: e.g. `\u0000` in text, a value too large): the position fails once, never retried.
    */
   RESULT_NOT_STORABLE: "RESULT_NOT_STORABLE",
+  /**
+   * The workflow's output cannot be stored (U+0000, a lone surrogate, past the size limit): the
+   * execution ends `failed` with the path of the value, once (docs/engine.md, "What PostgreSQL can store").
+   */
+  OUTPUT_NOT_STORABLE: "OUTPUT_NOT_STORABLE",
+  /**
+   * A value the body handed to the engine cannot be stored: a step or wait name, a child's or an
+   * activity's input, approval parameters, a progress snapshot, or a row the store refused at
+   * the end of a turn. Refused before it takes a position; names the path of the value.
+   */
+  VALUE_NOT_STORABLE: "VALUE_NOT_STORABLE",
   /** A child workflow failed; details carry the child's failure. */
   CHILD_FAILED: "CHILD_FAILED",
   /** This turn's fencing token is stale: another runner advanced the execution. */

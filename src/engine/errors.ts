@@ -1,4 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { describePath, escapeText, escapeUnstorable, findUnstorable } from "../values/storable.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
 
 /** The JSON shape of a failure in the journal and in the status projection. */
@@ -9,6 +10,11 @@ export interface FailureRecord {
   details: Record<string, unknown>;
   /** Class name, so a journaled refusal is re-raised as the same class on replay. */
   name?: string;
+  /**
+   * Paths in this record whose text PostgreSQL could not store as given (U+0000, a lone
+   * surrogate): stored with those characters written out as visible escapes (`\u0000`).
+   */
+  escaped?: string[];
 }
 
 /**
@@ -84,25 +90,78 @@ export class TurnFencedError extends TenorError {
   }
 }
 
-/** Converts any thrown value into the failure record stored for it. */
+/** Converts any thrown value into the failure record stored for it (see storableFailure). */
 export function toFailureRecord(error: unknown, fallbackCode: string): FailureRecord {
   if (error instanceof TenorError) {
-    return {
+    return storableFailure({
       code: error.code,
       message: error.message,
       retryable: error.retryable,
       details: { ...error.details },
       name: error.name,
-    };
+    });
   }
   if (error instanceof Error) {
-    return {
+    return storableFailure({
       code: fallbackCode,
       message: error.message,
       retryable: false,
       details: { errorName: error.name },
       name: error.name,
-    };
+    });
   }
-  return { code: fallbackCode, message: String(error), retryable: false, details: {} };
+  return storableFailure({ code: fallbackCode, message: String(error), retryable: false, details: {} });
+}
+
+/**
+ * A failure is always recorded: text PostgreSQL cannot store (U+0000, a lone surrogate) is
+ * written out as visible escapes and the record lists the paths it changed in `escaped`, so a
+ * failure never makes its own record unwritable (docs/engine.md, "What PostgreSQL can store").
+ */
+export function storableFailure(record: FailureRecord): FailureRecord {
+  if (findUnstorable(record) === null) return record;
+  const { value, escaped } = escapeUnstorable(record);
+  return { ...(value as FailureRecord), escaped: [...(record.escaped ?? []), ...escaped] };
+}
+
+/**
+ * Refuses a value the body hands to the engine that PostgreSQL cannot store, with `code` and the
+ * path of the offending part (`what` names the value: `input of child workflow "x"`).
+ */
+export function assertStorable(
+  what: string,
+  value: unknown,
+  code: string = ENGINE_ERRORS.VALUE_NOT_STORABLE,
+  maxBytes?: number,
+  details: Record<string, unknown> = {},
+): void {
+  const found = findUnstorable(value, maxBytes === undefined ? {} : { maxBytes });
+  if (!found) return;
+  throw new BusinessError(code, `${what} cannot be stored: ${describePath(found.path)} ${found.reason}`, {
+    ...details,
+    path: describePath(found.path),
+    rule: found.rule,
+  });
+}
+
+/**
+ * The refusal a step's or an activity's result gets when PostgreSQL cannot store it
+ * (RESULT_NOT_STORABLE, naming the path), or null when it can: decided before any row is written,
+ * so the body sees one typed outcome that the journal holds and every replay re-raises.
+ */
+export function unstorableResult(
+  step: string,
+  position: number,
+  result: unknown,
+  maxBytes: number,
+): BusinessError | null {
+  const found = findUnstorable(result, { maxBytes });
+  if (!found) return null;
+  const path = describePath(found.path);
+  return new BusinessError(
+    ENGINE_ERRORS.RESULT_NOT_STORABLE,
+    `step "${escapeText(step)}" at position ${position} returned a value PostgreSQL cannot store: ` +
+      `${path} ${found.reason}; it fails once and is not retried`,
+    { step, position, path, rule: found.rule },
+  );
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { TenorError } from "../errors/tenor-error.js";
+import { describePath, escapeText, findUnstorable } from "../values/storable.js";
 import { canonicalHash } from "./canonical-json.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
-import type { FailureRecord } from "./errors.js";
+import { assertStorable, type FailureRecord } from "./errors.js";
 import type { ExecutionStatus, ExecutionStore, JournalEntry, WaitDescriptor } from "./execution-store.js";
 import { inputIssues } from "./input-issues.js";
 import type { WorkflowRegistry } from "./registry.js";
@@ -128,7 +129,17 @@ export class ExecutionClient {
       );
     }
     const input = z.encode(workflow.input, parsed.data);
+    const unstorable = findUnstorable(input);
+    if (unstorable) {
+      const issue = { path: unstorable.path, message: unstorable.reason };
+      throw new TenorError(
+        ENGINE_ERRORS.INPUT_INVALID,
+        `input of ${workflow.name} cannot be stored: ${describePath(unstorable.path)} ${unstorable.reason}`,
+        { details: { workflow: workflow.name, issues: [issue] } },
+      );
+    }
     const key = workflow.key ? workflow.key(parsed.data) : null;
+    if (key !== null) assertStorable(`the key of ${workflow.name}`, key);
     if (key !== null && !this.deps.keys) {
       throw new TenorError(
         ENGINE_ERRORS.KEYED_ADMISSION_MISSING,
@@ -192,6 +203,7 @@ export class ExecutionClient {
         },
       );
     }
+    assertStorable(`signal "${escapeText(name)}"`, { name, payload });
     const stored = await this.deps.queries.insertSignal(
       executionId,
       name,

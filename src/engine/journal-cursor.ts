@@ -1,8 +1,9 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { DEFAULT_MAX_STORED_VALUE_BYTES, escapeText, isStorableText } from "../values/storable.js";
 import type { ContextDeps, WaitDeadline } from "./context-types.js";
 import { DeliveryOrder } from "./delivery-order.js";
 import { toMilliseconds } from "./duration.js";
-import { type FailureRecord, NonDeterminismError, TurnFencedError } from "./errors.js";
+import { assertStorable, type FailureRecord, NonDeterminismError, TurnFencedError } from "./errors.js";
 import type { JournalEntry, JournalKind } from "./execution-store.js";
 import { StopSignal, TurnStop } from "./turn-stop.js";
 
@@ -63,6 +64,11 @@ export class JournalCursor {
     return this.stoppedBody;
   }
 
+  /** Largest value, in bytes of its JSON, this turn hands to storage. */
+  get maxStoredValueBytes(): number {
+    return this.deps.maxStoredValueBytes ?? DEFAULT_MAX_STORED_VALUE_BYTES;
+  }
+
   /** True while the body is still re-running positions the journal already holds. */
   get replaying(): boolean {
     return this.nextPosition < this.journal.size;
@@ -88,6 +94,9 @@ export class JournalCursor {
   ): { position: number; cause: number; entry: JournalEntry | undefined } {
     if (this.deps.abandoned?.()) this.stop.fence();
     if (this.stop.closed) throw this.halt();
+    // Refused before it takes a position, so replay takes the same positions (the same code
+    // refuses the same name again).
+    if (!isStorableText(name)) assertStorable(`the name of ${kind} "${escapeText(name)}"`, name);
     const position = this.nextPosition++;
     const cause = this.order.lastDelivered;
     const entry = this.journal.get(position);
@@ -140,8 +149,8 @@ export class JournalCursor {
    * crash in between re-runs only that step, as a crash during its write always did.
    */
   commitAhead<T>(row: Omit<JournalEntry, "seq">, outcome: () => T): Promise<T> {
-    // After a row was lost the turn is stopping: the write path meets that and stops this branch.
-    if (this.aheadLost) return this.commit((seq) => this.append({ ...row, seq }), outcome);
+    // After a row was lost the turn is stopping to replay; this step's row is written all the same.
+    if (this.aheadLost) return this.recordAfterLoss(row);
     const seq = this.order.issue();
     this.ahead.push({ ...row, seq });
     this.releaseAhead ??= this.order.hold();
@@ -198,24 +207,69 @@ export class JournalCursor {
 
   private async writeAhead(rows: JournalEntry[]): Promise<void> {
     const sent = performance.now();
+    const outcomes = await Promise.allSettled(rows.map((row) => this.appendRow(row)));
+    const lost = outcomes.find((outcome) => outcome.status === "rejected");
+    if (!lost) {
+      this.fenceConfirmedAt = sent;
+      return;
+    }
+    this.aheadLost = true;
+    if (!(lost.reason instanceof StopSignal)) this.stop.replay();
+    // Rows handed over while this write was in flight belong to steps that finished: each is
+    // written whatever happened to its sibling's row, so its work never runs again.
+    await Promise.allSettled(this.takeAhead().map((row) => this.appendRow(row)));
+    // Let parked calls stop so the turn can end.
+    this.releaseAhead?.();
+    this.releaseAhead = null;
+    throw this.halt();
+  }
+
+  /** Writes one finished step's row, with the write's retries; counts it as progress. */
+  private async appendRow(row: JournalEntry): Promise<void> {
+    await this.writeWithRetries(`journal position ${row.position}`, () =>
+      this.deps.store.appendEntry(this.deps.fence, row),
+    );
+    this.journaledThisTurn++;
+  }
+
+  /**
+   * The row of a step that finished (its result, or its refusal) is written even when a sibling's
+   * row was lost: the turn is stopping to replay, so the outcome is not delivered, but its row
+   * skips the wait for the rows ahead (which will never be written) and the next turn replays it
+   * instead of running the work again (docs/engine.md, "What at least once means").
+   */
+  private async recordAfterLoss(row: Omit<JournalEntry, "seq">): Promise<never> {
+    const seq = this.order.issue();
     try {
-      await Promise.all(
-        rows.map((row) =>
-          this.writeWithRetries(`journal position ${row.position}`, () =>
-            this.deps.store.appendEntry(this.deps.fence, row),
-          ),
-        ),
+      await this.appendRow({ ...row, seq });
+    } catch {
+      // Refused or fenced: the stop reason says so; a refused row was journaled as its refusal.
+    } finally {
+      this.order.abandon(seq);
+    }
+    throw this.halt();
+  }
+
+  /**
+   * Writes the row of a finished step before its outcome reaches the body (a refusal, an
+   * unstorable result); after a sibling's row was lost, it is written all the same (recordAfterLoss).
+   */
+  async commitFinished<T>(row: Omit<JournalEntry, "seq">, outcome: () => T): Promise<T> {
+    if (this.aheadLost) return this.recordAfterLoss(row);
+    let sent = false;
+    try {
+      return await this.commit(
+        (seq) =>
+          this.append({ ...row, seq }, () => {
+            sent = true;
+          }),
+        outcome,
       );
     } catch (error) {
-      this.aheadLost = true;
-      if (!(error instanceof StopSignal)) this.stop.replay();
-      // The rows will not be written: let parked calls stop so the turn can end.
-      this.releaseAhead?.();
-      this.releaseAhead = null;
-      throw this.halt();
+      // The wait for the rows ahead met a lost row before this one was sent.
+      if (!sent && this.aheadLost && error instanceof StopSignal) return this.recordAfterLoss(row);
+      throw error;
     }
-    this.fenceConfirmedAt = sent;
-    this.journaledThisTurn += rows.length;
   }
 
   /** Hands an outcome whose number was issued with `order.issue()` and is now durable to the body. */
@@ -266,11 +320,13 @@ export class JournalCursor {
     return null;
   }
 
-  async append(entry: JournalEntry): Promise<void> {
+  /** `onSend` runs when the row is handed to the store (after the rows ahead of it committed). */
+  async append(entry: JournalEntry, onSend?: () => void): Promise<void> {
     const sent = performance.now();
-    await this.write(`journal position ${entry.position}`, () =>
-      this.deps.store.appendEntry(this.deps.fence, entry),
-    );
+    await this.write(`journal position ${entry.position}`, () => {
+      onSend?.();
+      return this.deps.store.appendEntry(this.deps.fence, entry);
+    });
     this.fenceConfirmedAt = sent;
     this.journaledThisTurn++;
   }

@@ -1,5 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
-import { BusinessError, type FailureRecord } from "./errors.js";
+import { BusinessError, type FailureRecord, storableFailure } from "./errors.js";
 
 /** A class a step or activity names as non-retryable (a refusal). */
 export type ErrorClass = abstract new (...args: never[]) => Error;
@@ -13,9 +13,9 @@ export function isRefusal(error: unknown, nonRetryable: readonly ErrorClass[] | 
 
 /** The journal record of a refusal: code, message, details and class name. */
 export function refusalRecord(error: unknown): FailureRecord {
-  if (error instanceof TenorError) return { ...error.toJSON(), name: error.name };
+  if (error instanceof TenorError) return storableFailure({ ...error.toJSON(), name: error.name });
   const e = error as Error & { code?: unknown; details?: unknown };
-  return {
+  return storableFailure({
     code: typeof e.code === "string" ? e.code : (e.name ?? "REFUSED"),
     message: e.message,
     retryable: false,
@@ -23,7 +23,7 @@ export function refusalRecord(error: unknown): FailureRecord {
       typeof e.details === "object" && e.details !== null ? (e.details as Record<string, unknown>) : {},
     // The class name, not `name` (which an Error subclass leaves as "Error"): replay revives by it.
     name: e.constructor?.name && e.constructor !== Error ? e.constructor.name : e.name,
-  };
+  });
 }
 
 /** Re-raises a journaled refusal as the same class when the step names it, else as BusinessError. */

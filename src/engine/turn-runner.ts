@@ -3,7 +3,13 @@ import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import { type ChildDispatcher, type EngineHooks, WorkflowContext } from "./context.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
-import { BusinessError, type FailureRecord, TurnFencedError, toFailureRecord } from "./errors.js";
+import {
+  assertStorable,
+  BusinessError,
+  type FailureRecord,
+  TurnFencedError,
+  toFailureRecord,
+} from "./errors.js";
 import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-store.js";
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
@@ -38,6 +44,8 @@ export interface TurnRunnerDeps {
   logger: Logger;
   hooks?: EngineHooks;
   clock?: () => number;
+  /** Largest stored value, in bytes of its JSON (`durable.maxStoredValueBytes`); ContextDeps has the default. */
+  maxStoredValueBytes?: number;
   /**
    * Longest time a turn may go without proving its fence before it starts a step's work
    * (ContextDeps.staleFenceMs); unset: never checked. The runner passes half its lock duration.
@@ -83,6 +91,12 @@ export class TurnRunner {
       outcome = await this.advance(start, sent, options.abandoned);
       return outcome;
     } catch (error) {
+      // A row the store refused at the end of the turn (a wait's details, say) ends the run once,
+      // typed, instead of a turn retried forever as if the database were down.
+      if (isRefusedBy(error, ENGINE_ERRORS.VALUE_NOT_STORABLE)) {
+        outcome = await this.failTurn(start, error);
+        return outcome;
+      }
       if (!(error instanceof TurnFencedError)) throw error;
       outcome = { kind: "fenced" };
       return outcome;
@@ -144,6 +158,9 @@ export class TurnRunner {
       fenceConfirmedAt,
       ...(abandoned ? { abandoned } : {}),
       ...(this.deps.staleFenceMs !== undefined ? { staleFenceMs: this.deps.staleFenceMs } : {}),
+      ...(this.deps.maxStoredValueBytes !== undefined
+        ? { maxStoredValueBytes: this.deps.maxStoredValueBytes }
+        : {}),
     });
     let result: { ok: true; value: unknown } | { ok: false; error: unknown };
     try {
@@ -170,9 +187,11 @@ export class TurnRunner {
         await store.complete(fence, output.value, ahead);
       } catch (error) {
         // PostgreSQL refused a row the body had already seen; it is journaled as a refusal now.
-        if (error instanceof BusinessError && error.code === ENGINE_ERRORS.RESULT_NOT_STORABLE) {
+        if (isRefusedBy(error, ENGINE_ERRORS.RESULT_NOT_STORABLE)) {
           return this.stopTurn(start, { kind: "replay" }, true);
         }
+        // The output passed the check above yet the server refused it: it fails once, typed.
+        if (isRefusedBy(error, ENGINE_ERRORS.OUTPUT_NOT_STORABLE)) return this.failTurn(start, error);
         throw error;
       }
       return { kind: "completed", parentId: start.parentId };
@@ -187,8 +206,9 @@ export class TurnRunner {
     schema: z.ZodType,
     value: unknown,
   ): { ok: true; value: unknown } | { ok: false; error: unknown } {
+    let encoded: unknown;
     try {
-      return { ok: true, value: z.encode(schema, value as never) };
+      encoded = z.encode(schema, value as never);
     } catch (error) {
       return {
         ok: false,
@@ -198,6 +218,18 @@ export class TurnRunner {
         ),
       };
     }
+    // Decided before the completion is written (docs/engine.md, "What PostgreSQL can store").
+    try {
+      assertStorable(
+        "the workflow output",
+        encoded,
+        ENGINE_ERRORS.OUTPUT_NOT_STORABLE,
+        this.deps.maxStoredValueBytes,
+      );
+    } catch (error) {
+      return { ok: false, error };
+    }
+    return { ok: true, value: encoded };
   }
 
   /** Cooperative cancellation (requested through the API): the run ends `failed` with CANCELLED. */
@@ -312,4 +344,9 @@ export class TurnRunner {
     );
     return { kind: "suspended", wakeAt };
   }
+}
+
+/** True for the store's typed refusal `code` (a BusinessError the store raised for the data). */
+function isRefusedBy(error: unknown, code: string): boolean {
+  return error instanceof BusinessError && error.code === code;
 }

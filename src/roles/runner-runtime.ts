@@ -95,6 +95,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     ...(hooks ? { hooks } : {}),
     // A turn that went half a lock window without proving its fence proves it before new work.
     staleFenceMs: config.durable.lock.lockDurationMs / 2,
+    maxStoredValueBytes: config.durable.maxStoredValueBytes,
   });
   const keyed = await startKeyedRuntime({
     pool: options.pool,
@@ -136,6 +137,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     prefix: config.redisPrefix,
     registry: activities,
     store: new PgActivityStore(options.pool),
+    maxStoredValueBytes: config.durable.maxStoredValueBytes,
     logger: logger.child({ component: "runner" }),
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,

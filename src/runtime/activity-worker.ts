@@ -2,11 +2,13 @@ import { type Job, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { ActivityRegistry, AnyActivity } from "../engine/activity.js";
+import { unstorableResult } from "../engine/errors.js";
 import { isRefusal, refusalRecord } from "../engine/refusals.js";
 import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
 import { activityQueueName } from "../transport/queue-names.js";
+import { DEFAULT_MAX_STORED_VALUE_BYTES } from "../values/storable.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import type { ActivityJobData } from "./execution-queue.js";
 import type { ExecutionTracing } from "./execution-tracing.js";
@@ -27,6 +29,8 @@ export interface ActivityWorkerOptions {
   wake?: (executionId: string) => Promise<void>;
   /** Runs each activity job inside its execution's trace (only when this process traces). */
   tracing?: Pick<ExecutionTracing, "runActivity">;
+  /** Largest stored result, in bytes of its JSON (`durable.maxStoredValueBytes`). */
+  maxStoredValueBytes?: number;
 }
 
 /**
@@ -105,11 +109,17 @@ async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorker
       await new Promise((resolve) => setTimeout(resolve, backoffDelayMs(policy, attempt)));
       continue;
     }
-    await options.store.resolve(executionId, position, {
-      state: "ok",
-      result: encodeOutput(activity, output),
-      attempts: attempt,
-    });
+    const result = encodeOutput(activity, output);
+    // The same boundary as an inline step's (src/engine/errors.ts, unstorableResult).
+    const maxBytes = options.maxStoredValueBytes ?? DEFAULT_MAX_STORED_VALUE_BYTES;
+    const refusal = unstorableResult(pending.step, position, result, maxBytes);
+    await options.store.resolve(
+      executionId,
+      position,
+      refusal
+        ? { state: "error", error: refusalRecord(refusal), attempts: attempt }
+        : { state: "ok", result, attempts: attempt },
+    );
     return;
   }
 }

@@ -12,14 +12,17 @@ import { json } from "./json-param.js";
 export class PgActivityStore {
   constructor(private readonly pool: Pool) {}
 
-  /** The encoded input of a pending activity position; null once it has an outcome. */
-  async pendingInput(executionId: string, position: number): Promise<{ input: unknown } | null> {
+  /** The step name and encoded input of a pending activity position; null once it has an outcome. */
+  async pendingInput(
+    executionId: string,
+    position: number,
+  ): Promise<{ step: string; input: unknown } | null> {
     const { rows } = await this.pool.query(
-      "SELECT result FROM journal_entries WHERE execution_id = $1 AND position = $2 AND state = 'pending'",
+      "SELECT name, result FROM journal_entries WHERE execution_id = $1 AND position = $2 AND state = 'pending'",
       [executionId, position],
     );
-    const row = rows[0] as { result: { input?: unknown } | null } | undefined;
-    return row ? { input: row.result?.input ?? null } : null;
+    const row = rows[0] as { name: string; result: { input?: unknown } | null } | undefined;
+    return row ? { step: row.name, input: row.result?.input ?? null } : null;
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient, QueryResult } from "pg";
+import { ENGINE_ERRORS } from "../engine/error-codes.js";
 import type { FailureRecord } from "../engine/errors.js";
-import { TurnFencedError } from "../engine/errors.js";
+import { BusinessError, TurnFencedError } from "../engine/errors.js";
 import type {
   ExecutionStore,
   ExecutionSummary,
@@ -10,6 +11,7 @@ import type {
   TurnStart,
   WaitDescriptor,
 } from "../engine/execution-store.js";
+import { escapeText, escapeUnstorable, findUnstorable } from "../values/storable.js";
 import {
   type Created,
   type Creation,
@@ -280,19 +282,42 @@ export class PgExecutionStore implements ExecutionStore {
     try {
       completed = await this.completions.submit({ fence, output: json(output), ahead });
     } catch (error) {
-      if (ahead.length === 0 || !isDataError(error)) throw error;
-      for (const entry of ahead) await this.appendEntry(fence, entry);
+      if (!isDataError(error)) throw error;
+      if (ahead.length === 0) throw outputNotStorable(fence, error);
+      // Every finished step's row is written, whichever of them PostgreSQL refuses (a refused one
+      // is journaled as its refusal and rejects with RESULT_NOT_STORABLE); then the output alone.
+      const appended = await Promise.allSettled(ahead.map((entry) => this.appendEntry(fence, entry)));
+      const refused = appended.find((outcome) => outcome.status === "rejected");
+      if (refused) throw refused.reason;
       return this.complete(fence, output);
     }
     if (!completed) throw new TurnFencedError(fence.executionId, fence.turn, "completion");
   }
 
+  /**
+   * A failure is always recorded: the engine hands over a storable record (src/engine/errors.ts,
+   * storableFailure), and should the server refuse it all the same (a value past its limits),
+   * the code and the escaped, shortened message are kept without the details.
+   */
   async fail(fence: Fence, failure: FailureRecord): Promise<void> {
-    await this.fencedUpdate(fence, "failure", SQL.fail, [json(failure)]);
+    try {
+      await this.fencedUpdate(fence, "failure", SQL.fail, [json(failure)]);
+    } catch (error) {
+      if (!isRefusedRow(error)) throw error;
+      const { value, escaped } = escapeUnstorable(failure.message.slice(0, FAILURE_MESSAGE_FALLBACK_CHARS));
+      const minimal: FailureRecord = {
+        code: escapeText(failure.code),
+        message: value as string,
+        retryable: failure.retryable,
+        details: { detailsDropped: `PostgreSQL refused the full record: ${(error as Error).message}` },
+        escaped: [...(failure.escaped ?? []), ...(escaped.length > 0 ? ["message"] : []), "details"],
+      };
+      await this.fencedUpdate(fence, "failure", SQL.fail, [json(minimal)]);
+    }
   }
 
   async park(fence: Fence, waits: WaitDescriptor[], wakeAt: Date | null): Promise<void> {
-    await this.fencedUpdate(fence, "wait", SQL.park, [json(waits), wakeAt]);
+    await this.fencedUpdate(fence, "wait", SQL.park, [json(storableWaits(waits)), wakeAt]);
   }
 
   async suspend(
@@ -301,13 +326,17 @@ export class PgExecutionStore implements ExecutionStore {
     wakeAt: Date,
     newOutage: boolean,
   ): Promise<{ attempts: number; since: Date }> {
-    const row = await this.fencedUpdate(fence, "suspension", SQL.suspend, [json([wait]), wakeAt, newOutage]);
+    const row = await this.fencedUpdate(fence, "suspension", SQL.suspend, [
+      json(storableWaits([wait])),
+      wakeAt,
+      newOutage,
+    ]);
     return { attempts: row.recovery_attempts, since: row.suspended_since };
   }
 
   async hold(fence: Fence, failure: FailureRecord, wakeAt: Date): Promise<void> {
     const wait: WaitDescriptor = { kind: "fix", name: failure.code, details: { message: failure.message } };
-    await this.fencedUpdate(fence, "hold", SQL.hold, [json(failure), json([wait]), wakeAt]);
+    await this.fencedUpdate(fence, "hold", SQL.hold, [json(failure), json(storableWaits([wait])), wakeAt]);
   }
 
   /** This turn's own row at `position`, if it has one (see SQL.entryOfTurn). */
@@ -318,7 +347,19 @@ export class PgExecutionStore implements ExecutionStore {
 
   // biome-ignore lint/suspicious/noExplicitAny: a pg row, typed by the SQL that returns it.
   private async fencedUpdate(fence: Fence, what: string, sql: string, params: unknown[]): Promise<any> {
-    const { rows } = await this.pool.query(sql, [fence.executionId, fence.turn, ...params]);
+    let rows: unknown[];
+    try {
+      ({ rows } = await this.pool.query(sql, [fence.executionId, fence.turn, ...params]));
+    } catch (error) {
+      // A refusal for the data itself meets every retry: typed, so the turn ends the run once.
+      if (!isDataError(error)) throw error;
+      throw new BusinessError(
+        ENGINE_ERRORS.VALUE_NOT_STORABLE,
+        `PostgreSQL refused the ${what} of execution ${fence.executionId} ` +
+          `(SQLSTATE ${(error as { code: string }).code}: ${escapeText((error as Error).message)})`,
+        { what, sqlstate: (error as { code: string }).code },
+      );
+    }
     if (!rows[0]) throw new TurnFencedError(fence.executionId, fence.turn, what);
     return rows[0];
   }
@@ -326,6 +367,30 @@ export class PgExecutionStore implements ExecutionStore {
   private transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return withTransaction(this.pool, work);
   }
+}
+
+/** How much of a failure's message is kept when PostgreSQL refused the whole record. */
+const FAILURE_MESSAGE_FALLBACK_CHARS = 4_096;
+
+/** The refusal `fencedUpdate` raises for a row PostgreSQL refused for its data. */
+function isRefusedRow(error: unknown): boolean {
+  return error instanceof BusinessError && error.code === ENGINE_ERRORS.VALUE_NOT_STORABLE;
+}
+
+/** A completion whose output PostgreSQL refused although it passed the engine's check. */
+function outputNotStorable(fence: Fence, error: unknown): BusinessError {
+  const sqlstate = (error as { code: string }).code;
+  return new BusinessError(
+    ENGINE_ERRORS.OUTPUT_NOT_STORABLE,
+    `PostgreSQL refused the output of execution ${fence.executionId} ` +
+      `(SQLSTATE ${sqlstate}: ${escapeText((error as Error).message)}); it fails once`,
+    { path: "$", sqlstate },
+  );
+}
+
+/** Waits as the projection shows them: text PostgreSQL cannot store is written out as escapes. */
+function storableWaits(waits: WaitDescriptor[]): WaitDescriptor[] {
+  return findUnstorable(waits) === null ? waits : (escapeUnstorable(waits).value as WaitDescriptor[]);
 }
 
 /** Columns of a step row written with its completion (SQL.completeMany, $4..$13). */

@@ -17,6 +17,7 @@ import { signInPageHeaders } from "../admin/sign-in.js";
 import { hashApiKey } from "../auth/api-key.js";
 import { type OrgPrincipal, toPrincipal } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
+import { storableBody } from "../http.js";
 import { html, layout } from "./html.js";
 
 /** Where the console is served, and its sign-in and sign-out pages. */
@@ -42,7 +43,11 @@ export function consoleUser(res: Response): ConsoleUser {
 /** Pages allow no scripts, no framing and forms to this site only; inline styles only (as the board's sign-in). */
 export const consoleHeaders = signInPageHeaders;
 
-export const consoleForm = express.urlencoded({ extended: false, limit: 65_536 });
+/** Form posts of the console, held to the same storable-text rule as JSON bodies (api/http.ts). */
+export const consoleForm: RequestHandler[] = [
+  express.urlencoded({ extended: false, limit: 65_536 }),
+  storableBody,
+];
 
 /**
  * The console's sign-in for people of an organisation: exchanges an organisation key (any role
@@ -62,7 +67,7 @@ export function consoleSignInRouter(keys: PgApiKeys, sessions: BoardSessions): R
   router.get(CONSOLE_PATHS.signIn, consoleHeaders, (_req, res) => {
     res.type("html").send(signInPage());
   });
-  router.post(CONSOLE_PATHS.signIn, consoleHeaders, consoleForm, async (req, res, next) => {
+  router.post(CONSOLE_PATHS.signIn, consoleHeaders, ...consoleForm, async (req, res, next) => {
     try {
       if (!sameOrigin(req)) {
         res.status(403).type("html").send(signInPage("Sign in from this page."));
@@ -81,7 +86,7 @@ export function consoleSignInRouter(keys: PgApiKeys, sessions: BoardSessions): R
       next(error);
     }
   });
-  router.post(CONSOLE_PATHS.signOut, consoleHeaders, consoleForm, async (req, res, next) => {
+  router.post(CONSOLE_PATHS.signOut, consoleHeaders, ...consoleForm, async (req, res, next) => {
     try {
       const token = sessionToken(req, CONSOLE_COOKIE);
       const session = token === null ? null : await sessions.find(token);

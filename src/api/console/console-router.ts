@@ -37,7 +37,7 @@ import { listPage, whoOf } from "./list-page.js";
 export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   const router = Router();
   router.use(consoleSignInRouter(deps.keys, sessions));
-  const signedIn = [consoleHeaders, consoleForm, consoleSession(deps.keys, sessions)];
+  const signedIn = [consoleHeaders, ...consoleForm, consoleSession(deps.keys, sessions)];
   router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
   router.get(
     `${CONSOLE_PATHS.home}/executions/:id`,
