@@ -13,6 +13,7 @@ import type { EntityRegistry } from "./entity-registry.js";
 import { KEYED_ERRORS } from "./error-codes.js";
 import { KeyedLanes, type LaneItem } from "./keyed-lanes.js";
 import { entityLane, type ReplyMessage, replyChannel } from "./keyed-names.js";
+import { type KeyBound, queuedBefore } from "./queued-before.js";
 import { hashCommand } from "./request-hash.js";
 
 export interface SendOptions {
@@ -231,7 +232,7 @@ export class EntityClient {
    * read is logged; the repair fills such a gap within its grace period (docs/keyed.md, "Order").
    */
   private async gapsBefore(rows: readonly CommandRow[]): Promise<LaneItem[]> {
-    const highest = new Map<string, { entity: string; key: string; seq: bigint }>();
+    const highest = new Map<string, KeyBound>();
     for (const row of rows) {
       if (row.status !== "queued") continue;
       const lane = entityLane(row.entity, row.key);
@@ -239,26 +240,8 @@ export class EntityClient {
       const current = highest.get(lane);
       if (!current || seq > current.seq) highest.set(lane, { entity: row.entity, key: row.key, seq });
     }
-    if (highest.size === 0) return [];
-    const bounds = [...highest.values()];
     try {
-      const { rows: gaps } = await this.options.pool.query<{
-        id: string;
-        seq: string;
-        entity: string;
-        key: string;
-        key_limit: number;
-      }>(KEYED_SQL.queuedBefore, [
-        bounds.map((b) => b.entity),
-        bounds.map((b) => b.key),
-        bounds.map((b) => b.seq.toString()),
-      ]);
-      return gaps.map((r) => ({
-        id: r.id,
-        lane: entityLane(r.entity, r.key),
-        seq: r.seq,
-        limit: r.key_limit,
-      }));
+      return await queuedBefore(this.options.pool, [...highest.values()], entityLane);
     } catch (error) {
       this.options.logger.warn("could not read earlier commands of these keys; the repair will", {
         error: (error as Error).message,

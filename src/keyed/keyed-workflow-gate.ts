@@ -3,7 +3,9 @@ import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
 import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
-import { KeyedLanes } from "./keyed-lanes.js";
+import { WORKFLOW_ADMISSIONS } from "./entity.js";
+import { KeyedLanes, type LaneItem } from "./keyed-lanes.js";
+import { queuedBefore } from "./queued-before.js";
 
 /** Enqueues an execution's job; the executions queue (idempotent by job id). */
 export interface ExecutionStarter {
@@ -64,9 +66,9 @@ export class KeyedWorkflowGate {
       return;
     }
     if (row.status !== "queued") return;
-    const { lost, promoted } = await this.lanes.enqueue([
-      { id: request.executionId, lane: request.key, seq: row.seq, limit: request.limit },
-    ]);
+    const own: LaneItem = { id: request.executionId, lane: request.key, seq: row.seq, limit: request.limit };
+    const gaps = await this.gapsBefore(own);
+    const { lost, promoted } = await this.lanes.enqueue([...gaps, own]);
     if (lost) {
       this.deps.logger.warn("keyed workflow state lost in Redis; the repair admits this execution", {
         executionId: request.executionId,
@@ -74,6 +76,25 @@ export class KeyedWorkflowGate {
     }
     await this.start(promoted);
     if (!promoted.includes(request.executionId)) await this.refreshAhead(request.key);
+  }
+
+  /**
+   * Admissions of the same key committed before this one and still queued, whose starter was slow
+   * or died before its enqueue: enqueued with this one, they keep their place ahead of it and one
+   * of them may be promoted (and started) instead (docs/keyed.md, "Order"). A failed read is
+   * logged and leaves the gap to the repair.
+   */
+  private async gapsBefore(own: LaneItem): Promise<LaneItem[]> {
+    try {
+      const bound = { entity: WORKFLOW_ADMISSIONS, key: own.lane, seq: BigInt(own.seq) };
+      return await queuedBefore(this.deps.pool, [bound], (_entity, key) => key);
+    } catch (error) {
+      this.deps.logger.warn("could not read earlier admissions of this key; the repair will", {
+        executionId: own.id,
+        error: (error as Error).message,
+      });
+      return [];
+    }
   }
 
   /** Called when a keyed execution reached a terminal state: its slot goes to the next in line. */

@@ -21,7 +21,13 @@ export function createExecutionClient(options: {
   logger: Logger;
   /** Re-read interval of a wait for a finished execution, in ms, should a notification be lost. */
   waitFallbackPollMs?: number;
-}): { client: ExecutionClient; queue: ExecutionQueue; close(): Promise<void> } {
+}): {
+  client: ExecutionClient;
+  queue: ExecutionQueue;
+  /** The gate keyed starts go through (docs/keyed.md, "Keyed workflows"). */
+  keys: KeyedWorkflowGate;
+  close(): Promise<void>;
+} {
   const queue = new ExecutionQueue(
     options.redis,
     options.prefix,
@@ -32,6 +38,13 @@ export function createExecutionClient(options: {
     options.prefix,
     options.logger.child({ component: "queue" }),
   );
+  const keys = new KeyedWorkflowGate({
+    pool: options.pool,
+    redis: options.redis,
+    prefix: options.prefix,
+    starter: queue,
+    logger: options.logger.child({ component: "queue" }),
+  });
   const client = new ExecutionClient({
     finished,
     ...(options.waitFallbackPollMs !== undefined ? { fallbackPollMs: options.waitFallbackPollMs } : {}),
@@ -39,17 +52,12 @@ export function createExecutionClient(options: {
     store: new PgExecutionStore(options.pool),
     queries: new PgExecutionQueries(options.pool),
     transport: queue,
-    keys: new KeyedWorkflowGate({
-      pool: options.pool,
-      redis: options.redis,
-      prefix: options.prefix,
-      starter: queue,
-      logger: options.logger.child({ component: "queue" }),
-    }),
+    keys,
   });
   return {
     client,
     queue,
+    keys,
     close: async () => {
       await finished.close();
       await queue.close();

@@ -40,7 +40,10 @@ export interface ExecutionWorkerOptions {
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
 const MAX_PARK_MS = 24 * 3600 * 1000;
-/** Re-check period when PostgreSQL says a child is running but BullMQ lost the parent link. */
+/**
+ * Re-check period when BullMQ sees no pending child and PostgreSQL says the wait is over, yet
+ * MAX_ROUNDS turns in a row did not get past it (or PostgreSQL could not be read).
+ */
 const CHILD_POLL_MS = 2_000;
 /** Delay before retrying a turn that failed on infrastructure (PostgreSQL unreachable). */
 const INFRA_RETRY_MS = 1_000;
@@ -190,9 +193,17 @@ async function processExecutionJob(
             await recheckParkedWait(options, executionId, outcome, log);
             throw new WaitingChildrenError();
           }
-          // BullMQ sees no pending child: they finished, or Redis lost the link. Re-run to read PostgreSQL.
-          if (round < MAX_ROUNDS - 1) continue;
-          await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
+          // BullMQ sees no pending child: they finished, or Redis lost the link (a flush, after
+          // which the sweep added this job back alone). PostgreSQL decides: a finished child's
+          // outcome is for a new turn now; a child still running rings this parent when it
+          // finishes (wakeParent), so park until then instead of re-running turns while it works.
+          if (await childWaitSatisfiable(options, executionId, log)) {
+            if (round < MAX_ROUNDS - 1) continue;
+            await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
+            throw new DelayedError();
+          }
+          await job.moveToDelayed(Date.now() + MAX_PARK_MS, token);
+          await recheckParkedWait(options, executionId, outcome, log);
           throw new DelayedError();
         }
         const until = Math.min(outcome.wakeAt ?? Number.POSITIVE_INFINITY, Date.now() + MAX_PARK_MS);
@@ -209,6 +220,24 @@ async function processExecutionJob(
   }
   await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
   throw new DelayedError();
+}
+
+/**
+ * Whether a parked wait BullMQ holds no child for can be satisfied now (a child finished, an
+ * activity recorded its outcome). An unreadable answer counts as yes: the caller then re-runs or
+ * polls as it would without the probe, never parking on a wait that may be over.
+ */
+async function childWaitSatisfiable(
+  options: ExecutionWorkerOptions,
+  executionId: string,
+  log: Logger,
+): Promise<boolean> {
+  try {
+    return await options.waits.satisfiable(executionId);
+  } catch (error) {
+    log.warn("could not read whether a parked child wait is over", { error: (error as Error).message });
+    return true;
+  }
 }
 
 /**

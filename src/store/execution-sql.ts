@@ -254,9 +254,13 @@ export const SQL = {
                           recovery_attempts = 0, suspended_since = NULL, updated_at = now()
     WHERE id = $1 AND turn = $2 RETURNING id`,
 
-  /** $5: a new outage, which restarts the recovery count and clock. */
+  /**
+   * $5: a new outage, which restarts the recovery count and clock. Clears an earlier hold: the
+   * turn that suspends replayed past it, and a hold left set would be rung by every starting
+   * runner ahead of the recovery back-off (pg-sweep-queries.ts, heldExecutions).
+   */
   suspend: `
-    UPDATE executions SET status = 'suspended', waiting_for = $3::jsonb, wake_at = $4,
+    UPDATE executions SET status = 'suspended', waiting_for = $3::jsonb, wake_at = $4, hold = NULL,
                           recovery_attempts = CASE WHEN $5::boolean THEN 1 ELSE recovery_attempts + 1 END,
                           suspended_since = CASE WHEN $5::boolean THEN now() ELSE COALESCE(suspended_since, now()) END,
                           updated_at = now()

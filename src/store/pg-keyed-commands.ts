@@ -95,10 +95,17 @@ export const KEYED_SQL = {
       AND created_at < now() - make_interval(secs => $4::float / 1000)
     ORDER BY seq LIMIT $5`,
 
-  /** Admits a keyed workflow execution (its id is the command id); a repeat admission changes nothing. */
+  /**
+   * Admits a keyed workflow execution (its id is the command id); a repeat admission changes
+   * nothing. Takes the same per-(entity, key) lock as `insertCommands` (entity `@workflow`), so
+   * admissions of one key commit in seq order and the gap fill after the commit is complete.
+   */
   insertAdmission: `
+    WITH locked AS (
+      SELECT pg_advisory_xact_lock(${KEY_ORDER_LOCK_NAMESPACE}, hashtext('@workflow/' || $3::text)) AS l
+    )
     INSERT INTO keyed_commands (id, entity, command, command_id, key, key_limit, request_hash, input)
-    VALUES ($1::uuid, '@workflow', $2, $1::text, $3, $4, '', '{}'::jsonb)
+    SELECT $1::uuid, '@workflow', $2, $1::text, $3, $4, '', '{}'::jsonb FROM locked
     ON CONFLICT DO NOTHING
     RETURNING seq::text AS seq, status`,
 

@@ -15,6 +15,13 @@ import { waitUntil } from "../support/processes.js";
 let db: TestDatabase;
 const logger = createLogger({ level: "error" });
 const LEASE_MS = 300;
+/**
+ * The live run's lease. Its holder and the challenging tick share this test process, so a stall
+ * of this process longer than two thirds of the lease (a loaded CI machine) would let the lease
+ * lapse between a renewal and the challenge, as it would for a frozen runner: 1 s leaves the
+ * renewal a margin of about 650 ms.
+ */
+const LIVE_LEASE_MS = 1_000;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -88,21 +95,29 @@ describe("schedule window leases", () => {
     const schedule = counting("live", counter, gate);
     await registerSchedules(db.pool, [schedule]);
     const window = new Date("2026-01-01T12:00:00.000Z");
-    const deps = { pool: db.pool, logger, runnerId: "r4", leaseMs: LEASE_MS };
+    const deps = { pool: db.pool, logger, runnerId: "r4", leaseMs: LIVE_LEASE_MS };
     const first = runScheduleTick(deps, schedule, window);
-    // Renewed at least twice past its first term: the lease outlives LEASE_MS while the run works.
-    const { rows: start } = await db.pool.query<{ lease_until: Date }>(
-      "SELECT lease_until FROM schedule_runs WHERE schedule = 'live'",
-    );
+    // The tick runs concurrently with this test: its claim may not have committed yet. Take the
+    // first lease from the committed claim, not from a read that may precede it.
+    const firstLease = await waitUntil("the window claimed", async () => {
+      const { rows } = await db.pool.query<{ lease_until: Date }>(
+        "SELECT lease_until FROM schedule_runs WHERE schedule = 'live' AND attempt = 1",
+      );
+      return rows[0]?.lease_until;
+    });
+    // Renewed at least twice past its first term: the lease outlives its term while the run works.
     await waitUntil("the lease renewed past two terms", async () => {
       const { rows } = await db.pool.query<{ renewed: boolean }>(
         `SELECT lease_until > $1::timestamptz + make_interval(secs => $2::float * 2 / 1000) AS renewed
            FROM schedule_runs WHERE schedule = 'live'`,
-        [start[0]?.lease_until, LEASE_MS],
+        [firstLease, LIVE_LEASE_MS],
       );
       return rows[0]?.renewed === true;
     });
-    expect(await runScheduleTick({ ...deps, runnerId: "r5" }, schedule, window)).toBe("skipped");
+    // A second runner's tick for the window is skipped. Its run would not wait on the gate, so a
+    // wrong claim fails here instead of hanging.
+    const challenger = counting("live", counter);
+    expect(await runScheduleTick({ ...deps, runnerId: "r5" }, challenger, window)).toBe("skipped");
     // The lease is taken from under the holder (it froze past its lease and another runner claimed).
     await db.pool.query(
       "UPDATE schedule_runs SET attempt = attempt + 1, runner_id = 'r6' WHERE schedule = 'live'",
