@@ -29,6 +29,7 @@ function failureOf(record: FailureRecord | null): z.infer<typeof FailureSchema> 
     retryable: record.retryable,
     guidance: retryGuidance(record),
     details: record.details ?? {},
+    ...(record.escaped ? { escaped: record.escaped } : {}),
   };
 }
 

@@ -38,6 +38,11 @@ export const FailureSchema = z
     retryable: z.boolean(),
     guidance: z.string().meta({ description: "What a caller should do about it." }),
     details: z.record(z.string(), z.unknown()),
+    escaped: z.array(z.string()).optional().meta({
+      description:
+        "Paths in this failure whose text PostgreSQL could not store as given (U+0000, a lone surrogate): " +
+        "stored with those characters written out as visible escapes (`\\u0000`).",
+    }),
   })
   .meta({ id: "Failure" });
 
