@@ -86,6 +86,18 @@ beforeAll(async () => {
     file: import.meta.url,
     workflows: [noop, leaf, fanout, gated, gatedFanout],
   });
+  // A value the engine's storable check lets through but the server refuses (as it would a value
+  // it cannot convert): the shared insert fails for every row, and only this start may fail.
+  await h.db.pool.query(`
+    CREATE FUNCTION refuse_marked_input() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF NEW.input::text LIKE '%refused-by-the-server%' THEN
+        RAISE EXCEPTION 'unsupported Unicode escape sequence' USING ERRCODE = '22P05';
+      END IF;
+      RETURN NEW;
+    END $$;
+    CREATE TRIGGER refuse_marked_inputs BEFORE INSERT ON executions
+      FOR EACH ROW EXECUTE FUNCTION refuse_marked_input();`);
   const original = h.pool.query.bind(h.pool) as (...args: unknown[]) => unknown;
   (h.pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const first = args[0] as string | { name?: string; text: string };
@@ -145,11 +157,13 @@ describe("starts in one tick", () => {
       client.start({ workflow: noop.name, input: { tag: "first" }, idempotencyKey: key }),
       client.start({ workflow: noop.name, input: { tag: "other body" }, idempotencyKey: key }),
       client.start({ workflow: noop.name, input: { tag: "first" }, idempotencyKey: key }),
-      // PostgreSQL's jsonb refuses \u0000 (SQLSTATE 22P05): the statement fails for every row.
-      client.start({ workflow: noop.name, input: { tag: "bad\u0000tag" } }),
+      // Refused by the server (the trigger above, SQLSTATE 22P05): the statement fails for every row.
+      client.start({ workflow: noop.name, input: { tag: "refused-by-the-server" } }),
       client.start({ workflow: noop.name, input: { tag: "unrelated" } }),
+      // Refused before any statement: jsonb cannot hold U+0000 (src/values/storable.ts).
+      client.start({ workflow: noop.name, input: { tag: "bad\u0000tag" } }),
     ]);
-    const [first, conflicting, replayed, refused, unrelated] = outcomes;
+    const [first, conflicting, replayed, refused, unrelated, unstorable] = outcomes;
     if (
       first?.status !== "fulfilled" ||
       replayed?.status !== "fulfilled" ||
@@ -163,6 +177,8 @@ describe("starts in one tick", () => {
     expect((conflicting as PromiseRejectedResult).reason.code).toBe(ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED);
     expect(refused?.status).toBe("rejected");
     expect((refused as PromiseRejectedResult).reason.code).toBe("22P05");
+    expect(unstorable?.status).toBe("rejected");
+    expect((unstorable as PromiseRejectedResult).reason.code).toBe(ENGINE_ERRORS.INPUT_INVALID);
     const { rows } = await h.pool.query(
       "SELECT count(*)::int AS n FROM executions WHERE idempotency_key = $1",
       [key],
