@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
+import { RecordedHistory } from "../../engine/recorded-history.js";
 import { pgText, pgTimestamp } from "../query-params.js";
 
 /**
@@ -102,6 +103,14 @@ export const StepSchema = z
 export const StepListSchema = z
   .object({ executionId: z.uuid(), payloadsIncluded: z.boolean(), steps: z.array(StepSchema) })
   .meta({ id: "StepList" });
+
+/** A recorded history (src/engine/recorded-history.ts), for `tenor replay` and the test kit's `replayHistory`. */
+export const HistorySchema = RecordedHistory.meta({
+  id: "RecordedHistory",
+  description:
+    "One execution's journal with its workflow name and version, input and ending: the file `tenor replay` " +
+    "replays against new code (docs/writing-workflows.md).",
+});
 
 export const SignalAcceptedSchema = z
   .object({
