@@ -61,7 +61,9 @@ function dryStore(executionId: string): ExecutionStore {
     currentTurn: stop("fence check"),
     createExecution: stop("child execution"),
     getSummary: stop("child lookup"),
-    setProgress: stop("progress"),
+    // A progress snapshot takes no journal position and decides nothing: the replay goes on past it
+    // (a body that reports progress after its last recorded call still reaches its return).
+    setProgress: async () => undefined,
     complete: stop("completion"),
     fail: stop("failure"),
     park: stop("park"),
@@ -84,11 +86,13 @@ function dryDispatcher(executionId: string): ChildDispatcher {
  * write or dispatch, ends the replay. Nothing is read or written outside the given journal.
  *
  * @param options.timeoutMs - how long the body may take before the replay reports `stalled` (default 5000).
+ * @param options.clock - the workflow clock of the replay, ms since the epoch (default `Date.now`):
+ *   a recorded timer is due, and replays, once this clock has passed its wake time.
  */
 export async function dryReplay(
   target: DryReplayTarget,
   registry: WorkflowRegistry,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; clock?: () => number } = {},
 ): Promise<DryReplayOutcome> {
   const workflow = registry.version(target.workflow, target.workflowVersion);
   if (!workflow) return { kind: "version-missing", registered: registry.versions(target.workflow) };
@@ -101,7 +105,7 @@ export async function dryReplay(
     store: dryStore(target.id),
     dispatcher: dryDispatcher(target.id),
     hooks: {},
-    clock: Date.now,
+    clock: options.clock ?? Date.now,
     replayOnly: true,
   });
   const counted = countingPositions(ctx);

@@ -139,7 +139,7 @@ export async function replayHistory(
       journal: history.journal as JournalEntry[],
     },
     registry,
-    options,
+    { ...options, clock: () => latestRecordedTime(history) },
   );
   const diverged = (divergence: Divergence): HistoryReplay => ({ ok: false, divergence, outcome });
   switch (outcome.kind) {
@@ -195,6 +195,22 @@ export async function replayHistory(
     case "stalled":
       return diverged({ position: null, recorded: ending(history), found: outcome.message });
   }
+}
+
+/**
+ * The replay's clock: the latest moment the history records (its export, a timer's wake time, a
+ * wait's deadline), so a timer that had fired when the run was recorded fires in its replay too,
+ * whenever the replay runs (virtual times of the test kit included).
+ */
+function latestRecordedTime(history: RecordedHistory): number {
+  let latest = Date.parse(history.exportedAt);
+  for (const entry of history.journal) {
+    const result = entry.result as { wakeAt?: unknown; deadline?: unknown } | null;
+    for (const at of [result?.wakeAt, result?.deadline]) {
+      if (typeof at === "string" && Date.parse(at) > latest) latest = Date.parse(at);
+    }
+  }
+  return latest;
 }
 
 function engineEnding(history: RecordedHistory): boolean {
