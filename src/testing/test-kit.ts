@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
+import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
+import { nonceEntity } from "../chain/nonce-entity.js";
 import { loadConfig } from "../config/load-config.js";
 import { ActivityRegistry, type AnyActivity } from "../engine/activity.js";
 import type { Duration } from "../engine/duration.js";
@@ -8,6 +10,7 @@ import type { ExecutionClient } from "../engine/execution-client.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import type { AnyWorkflow, WorkflowDefinition } from "../engine/workflow.js";
 import type { AnyEntity } from "../keyed/entity.js";
+import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { createLogger } from "../observability/logger.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
@@ -39,6 +42,14 @@ export interface TestKitOptions {
   startAt?: Date;
   /** Log level of the engine (default `warn`). */
   logLevel?: "error" | "warn" | "info" | "debug";
+  /**
+   * More of the configuration document (docs: README, "Configuration"), e.g. `chains` and `signers`
+   * for workflows that reach a chain; its `durable` settings are merged over the kit's short ones.
+   * With chains, the kit binds the chain boundary (clients, signers, nonces) as a runner does.
+   */
+  config?: Record<string, unknown>;
+  /** Environment the configuration's secrets are read from (`{ env: "NAME" }` sources); default none. */
+  env?: Record<string, string>;
 }
 
 /** Lock, sweep and recovery settings for a test: short enough that nothing waits on a default. */
@@ -79,15 +90,18 @@ export class TestKit {
       await applyMigrations(options.databaseUrl);
     }
     const prefix = options.redisPrefix ?? `tenor-test:${randomBytes(4).toString("hex")}`;
+    const extra = options.config ?? {};
+    const durable = { ...TEST_DURABLE, ...((extra.durable as object | undefined) ?? {}) };
     const config = loadConfig({
       env: {
+        ...options.env,
         DATABASE_URL: options.databaseUrl,
         REDIS_URL: options.redisUrl,
         TENOR_REDIS_PREFIX: prefix,
         TENOR_CONFIG: "test-kit.yaml",
       },
       // JSON is YAML: the configuration file the loader reads is this document.
-      readFile: () => JSON.stringify({ durable: TEST_DURABLE }),
+      readFile: () => JSON.stringify({ ...extra, durable }),
     });
     const logger = createLogger({ level: options.logLevel ?? "warn" });
     const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-test-kit", max: 10 });
@@ -95,6 +109,23 @@ export class TestKit {
     const worker: Redis = createRedisConnection(config.redisUrl, "worker");
     const registry = new WorkflowRegistry(options.workflows);
     const clock = new TestClock(options.startAt);
+    const client = createExecutionClient({ pool, redis: producer, prefix, registry, logger });
+    const withChains = config.chains.length > 0;
+    const entities = new EntityRegistry([
+      ...(options.entities ?? []),
+      ...(withChains && !options.entities?.includes(nonceEntity) ? [nonceEntity] : []),
+    ]);
+    // Bound before the workers start, as the runner role does: no chain step runs without it.
+    const chain = withChains
+      ? createRunnerChainRuntime({
+          config,
+          secrets: { env: { ...options.env } },
+          pool,
+          entities: new EntityClient({ pool, redis: producer, prefix, registry: entities, logger }),
+          executions: client.client,
+          logger,
+        })
+      : undefined;
     const runtime = await startRunnerRuntime({
       config,
       registry,
@@ -103,12 +134,12 @@ export class TestKit {
       workerRedis: worker,
       producerRedis: producer,
       activities: new ActivityRegistry(options.activities ?? []),
-      ...(options.entities ? { entities: new EntityRegistry(options.entities) } : {}),
+      entities,
       clock: clock.now,
     });
-    const client = createExecutionClient({ pool, redis: producer, prefix, registry, logger });
     const release = async () => {
       await runtime.stop().catch(() => undefined);
+      await chain?.stop().catch(() => undefined);
       await client.close().catch(() => undefined);
       await deletePrefix(producer, prefix).catch(() => undefined);
       await Promise.allSettled([producer.quit(), worker.quit(), pool.end()]);
