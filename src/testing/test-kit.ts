@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
-import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
-import { nonceEntity } from "../chain/nonce-entity.js";
 import { loadConfig } from "../config/load-config.js";
 import { ActivityRegistry, type AnyActivity } from "../engine/activity.js";
 import type { Duration } from "../engine/duration.js";
@@ -110,22 +108,22 @@ export class TestKit {
     const registry = new WorkflowRegistry(options.workflows);
     const clock = new TestClock(options.startAt);
     const client = createExecutionClient({ pool, redis: producer, prefix, registry, logger });
-    const withChains = config.chains.length > 0;
+    // The chain boundary is loaded only when configured: loading it declares the chain's own
+    // workflow and entity, which a runner without them would refuse as unregistered.
+    const boundary = config.chains.length > 0 ? await loadChainBoundary() : undefined;
     const entities = new EntityRegistry([
       ...(options.entities ?? []),
-      ...(withChains && !options.entities?.includes(nonceEntity) ? [nonceEntity] : []),
+      ...(boundary && !options.entities?.includes(boundary.nonceEntity) ? [boundary.nonceEntity] : []),
     ]);
     // Bound before the workers start, as the runner role does: no chain step runs without it.
-    const chain = withChains
-      ? createRunnerChainRuntime({
-          config,
-          secrets: { env: { ...options.env } },
-          pool,
-          entities: new EntityClient({ pool, redis: producer, prefix, registry: entities, logger }),
-          executions: client.client,
-          logger,
-        })
-      : undefined;
+    const chain = boundary?.createRunnerChainRuntime({
+      config,
+      secrets: { env: { ...options.env } },
+      pool,
+      entities: new EntityClient({ pool, redis: producer, prefix, registry: entities, logger }),
+      executions: client.client,
+      logger,
+    });
     const runtime = await startRunnerRuntime({
       config,
       registry,
@@ -235,6 +233,14 @@ export class TestKit {
     clearInterval(this.duePoll);
     await this.release();
   }
+}
+
+async function loadChainBoundary() {
+  const [{ createRunnerChainRuntime }, { nonceEntity }] = await Promise.all([
+    import("../chain/chain-role-runtime.js"),
+    import("../chain/nonce-entity.js"),
+  ]);
+  return { createRunnerChainRuntime, nonceEntity };
 }
 
 /** Deletes the keys under `prefix` with SCAN and UNLINK (never FLUSHDB: the server may be shared). */

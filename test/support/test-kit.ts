@@ -1,4 +1,6 @@
-import { startTestKit, type TestKit, type TestKitOptions } from "../../src/testing/index.js";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { startTestKit, type TestKit, type TestKitOptions, type TestRun } from "../../src/testing/index.js";
 import { createTestDatabase } from "./database.js";
 import { redisUrl, testRedisPrefix } from "./redis.js";
 
@@ -25,4 +27,17 @@ export async function startFileTestKit(
       await db.drop();
     },
   };
+}
+
+/** Where the repository keeps recorded histories of its own flows, replayed by `npm test`. */
+export const HISTORY_FIXTURES = fileURLToPath(new URL("../fixtures/histories/", import.meta.url));
+
+/**
+ * With `TENOR_RECORD_HISTORIES=1`, writes `run`'s recorded history to
+ * test/fixtures/histories/<name>.json (how those fixtures were made: by really running the flows).
+ * Otherwise does nothing, so an ordinary run never rewrites a fixture.
+ */
+export async function recordHistoryFixture(name: string, run: TestRun<unknown>): Promise<void> {
+  if (process.env.TENOR_RECORD_HISTORIES !== "1") return;
+  writeFileSync(`${HISTORY_FIXTURES}${name}.json`, `${JSON.stringify(await run.history(), null, 2)}\n`);
 }

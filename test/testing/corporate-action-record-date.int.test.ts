@@ -4,7 +4,7 @@ import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../../flows/index.js";
 import type { TestKit } from "../../src/testing/index.js";
 import { deployTestToken } from "../flows/corporate-actions/support/corporate-world.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../support/anvil.js";
-import { startFileTestKit } from "../support/test-kit.js";
+import { recordHistoryFixture, startFileTestKit } from "../support/test-kit.js";
 
 /**
  * The test kit on `corporate-action.distribute` with a record date next month, on a real anvil:
@@ -73,6 +73,7 @@ describe("the test kit on corporate-action.distribute", () => {
     expect(at("record.settled")).toEqual({ satisfied: true });
     expect(at("record.height")).toMatchObject({ height: recordBlock.toString() });
 
+    await recordHistoryFixture("corporate-action-v1-awaiting-index", run);
     await run.cancel();
     expect((await run.finished()).failure?.code).toBe("CANCELLED");
   });

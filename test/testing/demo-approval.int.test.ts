@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "../../flows/demo-asset-issue.js";
 import { approvalSignalName } from "../../src/engine/approvals.js";
 import { replayHistory, type TestKit, VOTE_REFUSED } from "../../src/testing/index.js";
-import { startFileTestKit } from "../support/test-kit.js";
+import { recordHistoryFixture, startFileTestKit } from "../support/test-kit.js";
 
 /**
  * The test kit on the quick-start flow `demo.asset-issue` (an identity-bound approval with a
@@ -35,6 +35,7 @@ describe("the test kit on demo.asset-issue", () => {
     expect((await run.view()).status).toBe("waiting");
     await kit.skipTime("1d");
     const failed = await run.finished();
+    await recordHistoryFixture("demo-asset-issue-v2-expired", run);
     expect(failed.status).toBe("failed");
     expect(failed.failure?.code).toBe("APPROVAL_EXPIRED");
     const approval = (await run.journal()).find((e) => e.name === approvalSignalName("issue"));
@@ -49,6 +50,7 @@ describe("the test kit on demo.asset-issue", () => {
       code: VOTE_REFUSED,
       details: { refusal: "self-approval" },
     });
+    await recordHistoryFixture("demo-asset-issue-v2-awaiting-approval", run);
     await run.approve("issue", { as: "alice" });
     const sleeping = await run.waitForWait("timer", "settle");
     expect(Date.parse(sleeping.waitingFor?.[0]?.until ?? "") - kit.clock.now()).toBeGreaterThan(29 * DAY_MS);
@@ -64,6 +66,7 @@ describe("the test kit on demo.asset-issue", () => {
     // Days of workflow time in seconds of test time.
     expect(Date.now() - began).toBeLessThan(15_000);
 
+    await recordHistoryFixture("demo-asset-issue-v2-completed", run);
     const history = await run.history();
     expect(history.execution).toMatchObject({
       workflow: "demo.asset-issue",
