@@ -22,7 +22,14 @@ describe("docs/writing-workflows.md", () => {
   const quotes = [...doc.matchAll(/<!-- quote: ([^#]+)#([\w-]+) -->\n\n```ts\n([\s\S]*?)\n```/g)];
 
   it("quotes the tutorial's workflow and its test", () => {
-    expect(quotes.map((q) => q[2])).toEqual(["typed-values", "workflow", "child", "kit", "happy-path", "expiry"]);
+    expect(quotes.map((q) => q[2])).toEqual([
+      "typed-values",
+      "workflow",
+      "child",
+      "kit",
+      "happy-path",
+      "expiry",
+    ]);
   });
 
   for (const [, file, name, quoted] of quotes) {
