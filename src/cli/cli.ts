@@ -11,7 +11,7 @@ export { USAGE } from "./usage.js";
 export interface CliOptions {
   env: CliEnv;
   io: CommandIo;
-  /** The workflows of this build, loaded only by the commands that need them (`doctor`). */
+  /** The workflows of this build, loaded only by the commands that need them (`doctor`, `replay`). */
   workflows: () => Promise<readonly AnyWorkflow[]>;
 }
 
@@ -65,6 +65,10 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
     case "doctor": {
       const { runDoctor } = await import("./doctor-command.js");
       return runDoctor(rest, { env, io, workflows: await options.workflows() });
+    }
+    case "replay": {
+      const { runReplayCommand } = await import("./replay-command.js");
+      return runReplayCommand(rest, io, options.workflows);
     }
     case "verify": {
       const { runVerifyCommand } = await import("./verify-command.js");

@@ -61,6 +61,13 @@ export async function runRunsCommand(
       print(body, () => renderSteps(body));
       return EXIT.OK;
     }
+    case "history": {
+      // Always the file itself (JSON): `tenor runs history <id> > run.json`, then `tenor replay run.json`.
+      const id = executionId(positionals, 0);
+      const body = await api.get(`/v1/executions/${id}/history`);
+      io.stdout(`${JSON.stringify(body, null, 2)}\n`);
+      return EXIT.OK;
+    }
     case "signal": {
       const id = executionId(positionals, 0);
       const name = required(positionals[1], "name the signal: tenor runs signal <id> <name>");

@@ -6,6 +6,8 @@ export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,..
                   [--created-after <iso>] [--created-before <iso>] [--limit <n>] [--cursor <c>] [--json]
   tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance
   tenor runs steps <id> [--json]           the journal as a timeline with durations
+  tenor runs history <id> > <file>         the recorded history (journal, workflow version, input, ending)
+                                           as JSON, for \`tenor replay\` (operator, admin)
   tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]
   tenor runs approve <id> <approval> [--reject] [--reason <text>] [--json]
                                            votes on the parameters the run asks approval for (shown first)
@@ -23,6 +25,12 @@ export const VERIFY_USAGE = `  tenor verify <evidence file> [--key-id <hex sha-2
                                            --key-id pins the signing key; exit 1 when anything is wrong
 `;
 
+export const REPLAY_USAGE = `  tenor replay <file or directory>... [--against <module or directory>] [--json] [--timeout-ms <n>]
+                                           replays recorded histories (tenor runs history) against this
+                                           build's workflows, or another's, without a database; prints the
+                                           first divergence of each (position, recorded, new); exit 1 on any
+`;
+
 export const DOCTOR_USAGE = `  tenor doctor [--json]                    checks Redis, PostgreSQL, shard count, migrations, workflow
                                            registrations of unfinished runs and chain RPCs; exit 1 on a failure
 `;
@@ -37,6 +45,6 @@ ${RUNS_USAGE}${SCHEDULES_USAGE}
 Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
 ${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
 Offline:
-${VERIFY_USAGE}
+${VERIFY_USAGE}${REPLAY_USAGE}
 Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 failed or refused, 2 usage.
 `;

@@ -3,6 +3,7 @@ import type { ChildDispatcher } from "./context.js";
 import { WorkflowContext } from "./context.js";
 import { type NonDeterminismError, TurnFencedError } from "./errors.js";
 import type { ExecutionStore, JournalEntry } from "./execution-store.js";
+import { encodeValue } from "./journal-codec.js";
 import type { WorkflowRegistry } from "./registry.js";
 
 /** One unfinished execution as the dry replay needs it. */
@@ -24,8 +25,10 @@ export interface JournalCall {
 
 /** How a dry replay of one execution against a build's workflows ended. */
 export type DryReplayOutcome =
-  /** The code replayed every recorded position and reached the live edge (or finished). */
-  | { kind: "compatible"; reached: "journal-end" | "waiting" | "completed" }
+  /** The code replayed every recorded position and reached the live edge. */
+  | { kind: "compatible"; reached: "journal-end" | "waiting" }
+  /** The code replayed every recorded position and returned `output` (encoded as the journal stores it). */
+  | { kind: "compatible"; reached: "completed"; output: unknown }
   /** The code calls something else at `position` than the journal recorded there. */
   | { kind: "non-determinism"; position: number; recorded: JournalCall; found: JournalCall; message: string }
   /** The build has no definition of the workflow version the execution runs on. */
@@ -58,7 +61,9 @@ function dryStore(executionId: string): ExecutionStore {
     currentTurn: stop("fence check"),
     createExecution: stop("child execution"),
     getSummary: stop("child lookup"),
-    setProgress: stop("progress"),
+    // A progress snapshot takes no journal position and decides nothing: the replay goes on past it
+    // (a body that reports progress after its last recorded call still reaches its return).
+    setProgress: async () => undefined,
     complete: stop("completion"),
     fail: stop("failure"),
     park: stop("park"),
@@ -81,11 +86,13 @@ function dryDispatcher(executionId: string): ChildDispatcher {
  * write or dispatch, ends the replay. Nothing is read or written outside the given journal.
  *
  * @param options.timeoutMs - how long the body may take before the replay reports `stalled` (default 5000).
+ * @param options.clock - the workflow clock of the replay, ms since the epoch (default `Date.now`):
+ *   a recorded timer is due, and replays, once this clock has passed its wake time.
  */
 export async function dryReplay(
   target: DryReplayTarget,
   registry: WorkflowRegistry,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; clock?: () => number } = {},
 ): Promise<DryReplayOutcome> {
   const workflow = registry.version(target.workflow, target.workflowVersion);
   if (!workflow) return { kind: "version-missing", registered: registry.versions(target.workflow) };
@@ -98,15 +105,16 @@ export async function dryReplay(
     store: dryStore(target.id),
     dispatcher: dryDispatcher(target.id),
     hooks: {},
-    clock: Date.now,
+    clock: options.clock ?? Date.now,
     replayOnly: true,
   });
+  const counted = countingPositions(ctx);
   const timeoutMs = options.timeoutMs ?? 5_000;
   let timer: NodeJS.Timeout | undefined;
   const body = (async () => {
     try {
-      await workflow.run(ctx, input.data);
-      return { ok: true as const };
+      const value = await workflow.run(counted.ctx, input.data);
+      return { ok: true as const, output: encodeValue(value, workflow.output) };
     } catch (error) {
       return { ok: false as const, error };
     } finally {
@@ -122,12 +130,68 @@ export async function dryReplay(
   if (settled === "timeout") {
     return { kind: "stalled", message: `the body did not settle within ${timeoutMs} ms` };
   }
-  return classify(ctx, settled);
+  const outcome = classify(ctx, settled);
+  if (outcome.kind === "compatible" && outcome.reached === "completed") {
+    return endedEarly(target.journal, counted.taken()) ?? outcome;
+  }
+  return outcome;
+}
+
+/** The context calls that take a journal position (docs/engine.md, the table of context calls). */
+const POSITION_CALLS = new Set([
+  "step",
+  "sleep",
+  "sleepUntil",
+  "waitForSignal",
+  "waitForApproval",
+  "waitFor",
+  "child",
+  "now",
+  "uuid",
+  "random",
+]);
+
+/**
+ * The body's view of `ctx`, counting the positions it takes, so a body that returns before the
+ * journal's last position is told apart from one that replayed it all (the cursor does not say).
+ */
+function countingPositions(ctx: WorkflowContext): { ctx: WorkflowContext; taken(): number } {
+  let taken = 0;
+  const counting = new Proxy(ctx, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (typeof value !== "function") return value;
+      if (typeof property !== "string" || !POSITION_CALLS.has(property)) return value.bind(target);
+      return (...args: unknown[]) => {
+        taken++;
+        return value.apply(target, args);
+      };
+    },
+  });
+  return { ctx: counting, taken: () => taken };
+}
+
+/** A body that returned while the journal still records positions it did not take diverged there. */
+function endedEarly(journal: readonly JournalEntry[], taken: number): DryReplayOutcome | null {
+  const next = [...journal].sort((a, b) => a.position - b.position).find((e) => e.position >= taken);
+  if (!next) return null;
+  const recorded: JournalCall = {
+    kind: next.kind,
+    name: next.name,
+    ...(next.cause !== null ? { cause: next.cause } : {}),
+  };
+  return {
+    kind: "non-determinism",
+    position: next.position,
+    recorded,
+    found: { kind: "return", name: "(the body returned)" },
+    message: `the body returned at position ${next.position}, where the journal records ${next.kind} "${next.name}"`,
+  };
 }
 
 function classify(
   ctx: WorkflowContext,
-  settled: { ok: true } | { ok: false; error: unknown },
+  settled: { ok: true; output: unknown } | { ok: false; error: unknown },
 ): DryReplayOutcome {
   const reason = ctx.stop.reason;
   if (reason?.kind === "hold") return nonDeterminism(reason.error);
@@ -136,7 +200,7 @@ function classify(
   if (reason?.kind === "suspend") {
     return { kind: "stalled", message: `the replay suspended at ${reason.wait.name}` };
   }
-  if (settled.ok) return { kind: "compatible", reached: "completed" };
+  if (settled.ok) return { kind: "compatible", reached: "completed", output: settled.output };
   const error = settled.error as { code?: unknown; message?: unknown };
   return {
     kind: "throws",

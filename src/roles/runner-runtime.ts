@@ -46,6 +46,11 @@ export interface RunnerRuntimeOptions {
   schedules?: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
   /** The process's metrics: engine hooks, schedule runs and scrape-time gauges feed it. */
   metrics?: TenorMetrics;
+  /**
+   * The workflow clock in ms since the epoch: timers, deadlines and `ctx.now()` read it. Default
+   * `Date.now`; the test kit (src/testing) passes a clock it can move forward to skip time.
+   */
+  clock?: () => number;
 }
 
 export interface RunnerRuntime {
@@ -96,6 +101,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     // A turn that went half a lock window without proving its fence proves it before new work.
     staleFenceMs: config.durable.lock.lockDurationMs / 2,
     maxStoredValueBytes: config.durable.maxStoredValueBytes,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const keyed = await startKeyedRuntime({
     pool: options.pool,

@@ -41,6 +41,15 @@ export class PgExecutionReads {
     return rows[0] ? toExecutionRecord(rows[0]) : null;
   }
 
+  /** The input the execution started with (as stored: encoded), or undefined when there is no such execution. */
+  async input(orgId: string, executionId: string): Promise<{ input: unknown } | undefined> {
+    const { rows } = await this.pool.query<{ input: unknown }>(
+      "SELECT input FROM executions WHERE id = $1 AND org_id = $2",
+      [executionId, orgId],
+    );
+    return rows[0];
+  }
+
   /** Newest first; `limit` rows at most. */
   async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
     const where = ["org_id = $1"];

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RecordedHistory, replayHistory } from "../../src/engine/recorded-history.js";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { API_TEST_WORKFLOWS } from "./fixtures/api-workflows.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 let api: ApiHarness;
@@ -147,6 +150,39 @@ describe("reading executions", () => {
     const asOperator = await api.as("operator").get(`/v1/executions/${body.id}/steps`);
     expect(asOperator.body.payloadsIncluded).toBe(true);
     expect(asOperator.body.steps[0].result).toEqual({ text: "j", doubled: null, amountType: "undefined" });
+  });
+
+  it("GET /v1/executions/{id}/history exports the recorded history to operator and admin, and it replays", async () => {
+    const { body } = await api
+      .as("integrator")
+      .post(start("apitest.echo"))
+      .set("prefer", "wait=5")
+      .send({ text: "h" });
+    const asIntegrator = await api.as("integrator").get(`/v1/executions/${body.id}/history`);
+    expect(asIntegrator.status).toBe(403);
+    const res = await api.as("operator").get(`/v1/executions/${body.id}/history`);
+    expect(res.status).toBe(200);
+    const history = RecordedHistory.parse(res.body);
+    expect(history.execution).toMatchObject({
+      id: body.id,
+      workflow: "apitest.echo",
+      workflowVersion: 1,
+      status: "completed",
+      input: { text: "h" },
+      output: { text: "h", doubled: null, amountType: "undefined" },
+      failure: null,
+    });
+    expect(history.journal).toEqual([
+      expect.objectContaining({ position: 0, kind: "step", name: "echo", state: "ok", seq: 1, cause: 0 }),
+    ]);
+    expect(await replayHistory(history, new WorkflowRegistry(API_TEST_WORKFLOWS))).toEqual({
+      ok: true,
+      reached: "completed",
+    });
+    const missing = await api
+      .as("operator")
+      .get("/v1/executions/00000000-0000-4000-8000-000000000000/history");
+    expect(missing.status).toBe(404);
   });
 
   it("an unknown or malformed id is 404 EXECUTION_NOT_FOUND", async () => {

@@ -30,6 +30,7 @@ describe("openapi.json", () => {
         "/v1/executions/{id}/approvals/{name}",
         "/v1/executions/{id}/cancel",
         "/v1/executions/{id}/evidence",
+        "/v1/executions/{id}/history",
         "/v1/executions/{id}/resume",
         "/v1/executions/{id}/signals/{name}",
         "/v1/executions/{id}/steps",

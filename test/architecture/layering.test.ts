@@ -24,6 +24,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ["src/ledger-index"],
   ["src/api"],
   ["src/roles", "src/cli"],
+  ["src/testing"],
   ["workers"],
 ];
 

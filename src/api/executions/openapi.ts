@@ -7,6 +7,7 @@ import {
   ExecutionIdParams,
   ExecutionListSchema,
   ExecutionSchema,
+  HistorySchema,
   ListQuerySchema,
   SignalAcceptedSchema,
   SignalParams,
@@ -130,6 +131,23 @@ export function registerExecutionsOpenApi(
     responses: {
       200: { description: "Journal positions in order.", content: json(StepListSchema) },
       ...authProblems("read"),
+      404: problem("EXECUTION_NOT_FOUND."),
+    },
+  });
+  registry.registerPath({
+    method: "get",
+    path: "/v1/executions/{id}/history",
+    operationId: "getExecutionHistory",
+    tags: ["executions"],
+    summary: "The recorded history of an execution, for replay",
+    description:
+      "Every journal position with its payload, the workflow name and version, the input and how the run ended: " +
+      "the file `tenor replay <file>` replays against new code without a database, reporting the first " +
+      `divergence (docs/writing-workflows.md). ${rolesNote("readPayloads")}`,
+    request: { params: ExecutionIdParams },
+    responses: {
+      200: { description: "The recorded history.", content: json(HistorySchema) },
+      ...authProblems("readPayloads"),
       404: problem("EXECUTION_NOT_FOUND."),
     },
   });

@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
+import { recordHistory } from "../../engine/recorded-history.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
@@ -45,6 +46,37 @@ export function getSteps(deps: ApiDeps) {
       payloadsIncluded: withPayloads,
       steps: journal.map((entry) => toStep(entry, withPayloads)),
     });
+  };
+}
+
+/**
+ * `GET /v1/executions/{id}/history`: the recorded history (journal with payloads, workflow name and
+ * version, input, ending) that `tenor replay` runs against new code. Payloads: operator and admin only.
+ */
+export function getHistory(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const record = await requireExecution(deps, req, res);
+    const [stored, journal] = await Promise.all([
+      deps.reads.input(record.orgId, record.id),
+      deps.client.journal(record.id, record.orgId),
+    ]);
+    if (!stored) throw notFound(record.id);
+    res.json(
+      recordHistory(
+        {
+          id: record.id,
+          orgId: record.orgId,
+          workflow: record.workflow,
+          workflowVersion: record.workflowVersion,
+          status: record.status,
+          input: stored.input,
+          output: record.output,
+          failure: record.failure,
+          journal,
+        },
+        new Date(),
+      ),
+    );
   };
 }
 

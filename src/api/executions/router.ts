@@ -4,11 +4,11 @@ import { audited } from "../audit/audit-trail.js";
 import { guard } from "../auth/authenticate.js";
 import { handler, jsonBody } from "../http.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
-import { getExecution, getSteps, listExecutions } from "./read-routes.js";
+import { getExecution, getHistory, getSteps, listExecutions } from "./read-routes.js";
 import { resumeExecution } from "./resume-route.js";
 import { startExecution } from "./start-route.js";
 
-/** The executions module: start, read, list, journal, signal, cancel, resume. */
+/** The executions module: start, read, list, journal, history, signal, cancel, resume. */
 export function executionsRouter(deps: ApiDeps): Router {
   const router = Router();
   const body = jsonBody(deps.settings.bodyLimitBytes);
@@ -21,6 +21,7 @@ export function executionsRouter(deps: ApiDeps): Router {
   router.get("/v1/executions", ...guard(deps.keys, "read"), handler(listExecutions(deps)));
   router.get("/v1/executions/:id", ...guard(deps.keys, "read"), handler(getExecution(deps)));
   router.get("/v1/executions/:id/steps", ...guard(deps.keys, "read"), handler(getSteps(deps)));
+  router.get("/v1/executions/:id/history", ...guard(deps.keys, "readPayloads"), handler(getHistory(deps)));
   router.post(
     "/v1/executions/:id/signals/:name",
     audited(deps, "execution.signal", (req) => `${req.params.id}/signals/${req.params.name}`),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
+import { RecordedHistory } from "../../engine/recorded-history.js";
 import { pgText, pgTimestamp } from "../query-params.js";
 
 /**
@@ -38,11 +39,14 @@ export const FailureSchema = z
     retryable: z.boolean(),
     guidance: z.string().meta({ description: "What a caller should do about it." }),
     details: z.record(z.string(), z.unknown()),
-    escaped: z.array(z.string()).optional().meta({
-      description:
-        "Paths in this failure whose text PostgreSQL could not store as given (U+0000, a lone surrogate): " +
-        "stored with those characters written out as visible escapes (`\\u0000`).",
-    }),
+    escaped: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description:
+          "Paths in this failure whose text PostgreSQL could not store as given (U+0000, a lone surrogate): " +
+          "stored with those characters written out as visible escapes (`\\u0000`).",
+      }),
   })
   .meta({ id: "Failure" });
 
@@ -107,6 +111,14 @@ export const StepSchema = z
 export const StepListSchema = z
   .object({ executionId: z.uuid(), payloadsIncluded: z.boolean(), steps: z.array(StepSchema) })
   .meta({ id: "StepList" });
+
+/** A recorded history (src/engine/recorded-history.ts), for `tenor replay` and the test kit's `replayHistory`. */
+export const HistorySchema = RecordedHistory.meta({
+  id: "RecordedHistory",
+  description:
+    "One execution's journal with its workflow name and version, input and ending: the file `tenor replay` " +
+    "replays against new code (docs/writing-workflows.md).",
+});
 
 export const SignalAcceptedSchema = z
   .object({
