@@ -108,6 +108,13 @@ function call(
   });
 }
 
+interface Problem {
+  code: string;
+  detail: string;
+  errors: { pointer: string; message: string }[];
+}
+const problem = async (res: Response) => (await res.json()) as Problem;
+
 /** IPv6 literals that carry an internal IPv4 address, or lie in a range refused outright. */
 const EMBEDDING = [
   ["NAT64 metadata", "[64:ff9b::a9fe:a9fe]", "169.254.169.254"],
@@ -128,7 +135,7 @@ describe("webhook SSRF through IPv6 forms that embed IPv4", () => {
       url: `http://${host}:8080/hook`,
       events: ["execution.completed"],
     });
-    const body = await res.json();
+    const body = await problem(res);
     expect(res.status, JSON.stringify(body)).toBe(400);
     expect(body.errors).toEqual([
       { pointer: "body.url", message: expect.stringMatching(/internal address/) },
@@ -197,7 +204,7 @@ describe("Bull Board actions are the documented ones", () => {
         const res = await call("platformAdmin", method, url, body);
         expect(res.status, `${method} ${url}`).toBe(403);
         expect(res.headers.get("content-type")).toMatch(/application\/problem\+json/);
-        expect((await res.json()).code).toBe("QUEUES_ACTION_NOT_ALLOWED");
+        expect((await problem(res)).code).toBe("QUEUES_ACTION_NOT_ALLOWED");
       }
       expect(await executions.count()).toBe(before);
       // A documented action still reaches Bull Board.
@@ -226,9 +233,9 @@ describe("integer parameters within their column's range", () => {
     ["/v1/executions?limit=1e2", "query.limit"],
   ])("GET %s is 400 naming %s", async (url, pointer) => {
     const res = await call("admin", "GET", url);
-    const body = await res.json();
+    const body = await problem(res);
     expect(res.status, JSON.stringify(body)).toBe(400);
-    expect(body.errors[0].pointer).toBe(pointer);
+    expect(body.errors[0]?.pointer).toBe(pointer);
   });
 });
 
@@ -237,17 +244,17 @@ describe("bodies refused naming the real fault", () => {
     const res = await call("admin", "POST", "/v1/webhooks/subscriptions", '{"not":"gzip"}', {
       "content-encoding": "gzip",
     });
-    const body = await res.json();
+    const body = await problem(res);
     expect(res.status).toBe(400);
     expect(body.detail).toMatch(/not valid gzip data/);
     expect(body.detail).not.toMatch(/percent-encoding/);
-    expect(body.errors[0].pointer).toBe("header.content-encoding");
+    expect(body.errors[0]?.pointer).toBe("header.content-encoding");
     // Real gzip is read, then judged by the route's schema.
     const real = await call("admin", "POST", "/v1/webhooks/subscriptions", gzipSync("{}"), {
       "content-encoding": "gzip",
     });
     expect(real.status).toBe(400);
-    expect((await real.json()).errors[0].pointer).toMatch(/^body\./);
+    expect((await problem(real)).errors[0]?.pointer).toMatch(/^body\./);
   });
 
   it("a 100-digit valueWei is refused at the API with the field and the bound", async () => {
@@ -256,7 +263,7 @@ describe("bodies refused naming the real fault", () => {
       to: "0x0000000000000000000000000000000000000001",
       valueWei: "9".repeat(100),
     });
-    const body = await res.json();
+    const body = await problem(res);
     expect(res.status, JSON.stringify(body)).toBe(400);
     expect(body.errors).toEqual([
       { pointer: "body.valueWei", message: expect.stringContaining("2^256 − 1") },
