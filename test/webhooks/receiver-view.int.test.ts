@@ -114,10 +114,10 @@ describe("a run's events and deliveries as the receiver's operator reads them", 
     });
     const waits = () => receiver.received.filter((r) => r.eventType === "execution.waiting" && !r.duplicate);
     await eventually("the approval's event", () =>
-      waits().some((r) => r.body.data.waitingFor?.[0]?.kind === "approval"),
+      waits().some((r) => (r.body as Body).data.waitingFor?.[0]?.kind === "approval"),
     );
     // One event per time the run parked, each naming what it parked on.
-    const parked = waits().map((r) => r.body.data.waitingFor as { kind: string; name: string }[]);
+    const parked = waits().map((r) => (r.body as Body).data.waitingFor as { kind: string; name: string }[]);
     for (const waitingFor of parked) expect(waitingFor.length).toBeGreaterThan(0);
     expect(parked.at(-1)?.[0]).toMatchObject({ kind: "approval", name: "issue" });
     expect(new Set(parked.map((w) => JSON.stringify(w))).size).toBe(parked.length);
