@@ -1,7 +1,8 @@
-import type { Server } from "node:http";
+import { createServer } from "node:http";
 import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { listenOn } from "../observability/health-server.js";
 import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { Application } from "./application.js";
 import { createPlatformApi } from "./platform-api.js";
@@ -41,9 +42,9 @@ export async function startApiRole(
     webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },
   });
   const app = api.app;
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(ctx.config.api.port, (error?: Error) => (error ? reject(error) : resolve(s)));
-  }).catch(async (error: unknown) => {
+  // A port in use fails at once (PORT_UNAVAILABLE, not retried); nothing has started work yet.
+  const server = createServer(app);
+  await listenOn(server, ctx.config.api.port, "0.0.0.0", "TENOR_API_PORT").catch(async (error: unknown) => {
     // Startup may relaunch in process: release the queue before the next attempt.
     await api.close();
     throw error;

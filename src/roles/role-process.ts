@@ -44,7 +44,8 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   }
   const logger = createLogger({ level: config.logLevel, base: { role } }).child({ component: "main" });
   republishProcessWarnings(logger);
-  const health: HealthState = { draining: false };
+  // `starting` until the role is up: its port is bound first, so /readyz must not say ready early.
+  const health: HealthState = { draining: false, starting: true };
   let handle: RoleHandle | undefined;
   let deps: Awaited<ReturnType<typeof connectDependencies>> | undefined;
   // One registry for the process: a relaunched attempt must not register the metrics twice.
@@ -74,6 +75,7 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   };
   try {
     handle = await startWithRelaunch(startOnce, cleanup, { policy: config.startup, logger });
+    health.starting = false;
   } catch (error) {
     const failure = error instanceof StartupFailed ? error.failure : toTenorError(error);
     const attempts = error instanceof StartupFailed ? error.attempts : 1;
