@@ -54,5 +54,7 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
 /** `command`'s usage under a `Usage:` line; the whole usage for an unknown or missing command. */
 export function usageOf(command: string | undefined): string {
   const own = command === undefined ? undefined : COMMAND_USAGE[command];
-  return own === undefined ? USAGE : `Usage:\n${own}\nExit codes: 0 done, 1 failed or refused, 2 usage. \`tenor --help\` lists every command.\n`;
+  return own === undefined
+    ? USAGE
+    : `Usage:\n${own}\nExit codes: 0 done, 1 failed or refused, 2 usage. \`tenor --help\` lists every command.\n`;
 }

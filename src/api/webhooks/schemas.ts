@@ -64,7 +64,11 @@ const DeliveryListParameters = {
     .meta({ description: "Only deliveries of this execution's events.", type: "string", format: "uuid" }),
   eventId: queryPattern(UUID_PATTERN, "must be a UUID")
     .optional()
-    .meta({ description: "Only deliveries of this event (one per subscription).", type: "string", format: "uuid" }),
+    .meta({
+      description: "Only deliveries of this event (one per subscription).",
+      type: "string",
+      format: "uuid",
+    }),
   status: queryEnum(STATUSES)
     .optional()
     .meta({ description: "Only deliveries in this status.", type: "string", enum: [...STATUSES] }),
@@ -110,7 +114,10 @@ export const DeliveryDetailSchema = DeliverySchema.extend({
   payload: z.unknown().meta({ description: "The JSON body every attempt sends." }),
   receipts: z.array(
     z.object({
-      attempt: z.number().int().meta({ description: "1 for the first attempt; a redelivery counts from 1 again." }),
+      attempt: z
+        .number()
+        .int()
+        .meta({ description: "1 for the first attempt; a redelivery counts from 1 again." }),
       state: z.enum(["in_flight", "completed", "abandoned"]).meta({
         description:
           "completed: its outcome is recorded. in_flight: the delivery's latest attempt, within its lease. abandoned: its dispatcher stopped before the outcome (a later attempt started, the lease ended or the delivery moved on); it counts toward maxAttempts.",
