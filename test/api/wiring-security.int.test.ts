@@ -23,6 +23,7 @@ import { createTestSubscription } from "../webhooks/support.js";
  */
 let db: TestDatabase;
 let base: string;
+let apiHealth: string;
 let keys: Record<"integrator" | "admin" | "platformAdmin", string>;
 const prefix = testRedisPrefix(import.meta.url);
 const roles: RoleProcess[] = [];
@@ -55,9 +56,11 @@ beforeAll(async () => {
     TENOR_REDIS_PREFIX: prefix,
     TENOR_WEBHOOK_KEY_K1: webhookKey.toString("base64"),
     TENOR_API_PORT: String(await freePort()),
+    TENOR_API_HEALTH_PORT: String(await freePort()),
     TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
   };
   base = `http://127.0.0.1:${env.TENOR_API_PORT}`;
+  apiHealth = `http://127.0.0.1:${env.TENOR_API_HEALTH_PORT}`;
   roles.push(
     spawnRole({ ...env, DAPI_ROLE: "api", TENOR_CONFIG: apiConfig }),
     spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_CONFIG: runnerConfig }),
@@ -270,5 +273,18 @@ describe("bodies refused naming the real fault", () => {
     ]);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM executions");
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe("metrics are not public", () => {
+  it("the api serves /metrics on its health port only; the public API port answers 404", async () => {
+    const open = await fetch(`${base}/metrics`);
+    expect(open.status).toBe(404);
+    expect(await open.text()).not.toContain("tenor_");
+    const scraped = await fetch(`${apiHealth}/metrics`);
+    expect(scraped.status).toBe(200);
+    expect(await scraped.text()).toContain('tenor_process_cpu_seconds_total{role="api"}');
+    // Probes still answer on the public port (the chart's and the image's health checks use it).
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
   });
 });

@@ -62,13 +62,11 @@ const DeliveryListParameters = {
   executionId: queryPattern(UUID_PATTERN, "must be a UUID")
     .optional()
     .meta({ description: "Only deliveries of this execution's events.", type: "string", format: "uuid" }),
-  eventId: queryPattern(UUID_PATTERN, "must be a UUID")
-    .optional()
-    .meta({
-      description: "Only deliveries of this event (one per subscription).",
-      type: "string",
-      format: "uuid",
-    }),
+  eventId: queryPattern(UUID_PATTERN, "must be a UUID").optional().meta({
+    description: "Only deliveries of this event (one per subscription).",
+    type: "string",
+    format: "uuid",
+  }),
   status: queryEnum(STATUSES)
     .optional()
     .meta({ description: "Only deliveries in this status.", type: "string", enum: [...STATUSES] }),
