@@ -168,8 +168,18 @@ async function processExecutionJob(
         if (parentId) await wakeParent(options, parentId, log);
         return;
       }
-      case "completed":
       case "failed":
+        // At info: a failed run is an outcome an operator looks for, not a fault of the runner.
+        log.info("execution failed", {
+          workflow: job.name,
+          code: outcome.failure.code,
+          retryable: outcome.failure.retryable,
+        });
+        void options.queue.announceFinished(executionId);
+        await notifyTerminal(options, executionId, job.name, log);
+        if (outcome.parentId) await wakeParent(options, outcome.parentId, log);
+        return;
+      case "completed":
         // Not awaited: a waiting client needs no ordering with the job's own finish.
         void options.queue.announceFinished(executionId);
         await notifyTerminal(options, executionId, job.name, log);

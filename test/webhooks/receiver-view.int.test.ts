@@ -142,6 +142,36 @@ describe("a run's events and deliveries as the receiver's operator reads them", 
     expect(bad.errors[0].pointer).toBe("query.executionId");
   });
 
+  it("a failed run is logged at info with its code, workflow and id; the runner said tracing is off", async () => {
+    const started = await call("integrator", "POST", "/v1/workflows/demo.asset-issue/executions", {
+      symbol: "RCVF",
+      approvalTimeout: "10ms",
+    });
+    const id: string = started.id;
+    await eventually(
+      "the run failed",
+      async () => (await call("integrator", "GET", `/v1/executions/${id}`)).status === "failed",
+    );
+    const lines = () =>
+      runner
+        .output()
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as Body);
+    await eventually("the failure's log line", () =>
+      lines().some((l) => l.message === "execution failed" && l.executionId === id),
+    );
+    expect(lines().find((l) => l.message === "execution failed" && l.executionId === id)).toMatchObject({
+      level: "info",
+      workflow: "demo.asset-issue",
+      code: "APPROVAL_EXPIRED",
+    });
+    expect(lines().find((l) => l.message === "tracing off")).toMatchObject({
+      tracing: "off",
+      reason: expect.stringContaining("no exporter"),
+    });
+  });
+
   it("an attempt whose runner was killed reads abandoned, not in flight, and counts toward maxAttempts", async () => {
     const subscription = await subscribe(hanging, ["execution.completed"]);
     const test = await call("admin", "POST", `/v1/webhooks/subscriptions/${subscription}/test`);
