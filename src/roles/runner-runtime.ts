@@ -168,6 +168,8 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
         pool: options.pool,
         redis: options.producerRedis,
         prefix: config.redisPrefix,
+        overdueGraceMs: config.durable.sweep.intervalMs + config.durable.sweep.graceMs,
+        livenessWindowMs: config.durable.sharding.livenessWindowMs,
         queueNames: [
           QUEUE_NAMES.executions,
           QUEUE_NAMES.schedules,

@@ -1,6 +1,6 @@
 import { INVALID_SPAN_CONTEXT, trace } from "@opentelemetry/api";
 import type { Telemetry } from "bullmq";
-import { BullMQOtel, BullMQOTelSpan } from "bullmq-otel";
+import { BullMQOTelSpan, BullMQOtel } from "bullmq-otel";
 import { isTracingEnabled } from "../observability/tracing-state.js";
 
 /**
