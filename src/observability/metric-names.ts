@@ -7,6 +7,7 @@
 export const METRIC_NAMES = {
   executionsStarted: "tenor_executions_started_total",
   executionsFinished: "tenor_executions_finished_total",
+  executionFailures: "tenor_execution_failures_total",
   executionsCurrent: "tenor_executions_current",
   turnDuration: "tenor_turn_duration_seconds",
   stepDuration: "tenor_step_duration_seconds",

@@ -23,6 +23,8 @@ export interface TenorMetrics {
   readonly registry: client.Registry;
   readonly executionsStarted: client.Counter<"workflow">;
   readonly executionsFinished: client.Counter<"workflow" | "status">;
+  /** Failed executions by workflow and bounded failure class (src/runtime/failure-class.ts). */
+  readonly executionFailures: client.Counter<"workflow" | "class">;
   readonly turnDuration: client.Histogram<"workflow" | "outcome">;
   readonly stepDuration: client.Histogram<"workflow">;
   readonly journalBatchSize: client.Histogram<never>;
@@ -55,6 +57,12 @@ export function createMetrics(role: Role): TenorMetrics {
       name: METRIC_NAMES.executionsFinished,
       help: "Executions that reached a terminal status on this runner, by workflow and status.",
       labelNames: ["workflow", "status"],
+      registers,
+    }),
+    executionFailures: new client.Counter({
+      name: METRIC_NAMES.executionFailures,
+      help: "Executions that failed on this runner, by workflow and failure class (business, child, cancelled, nondeterminism, recovery_exhausted, error).",
+      labelNames: ["workflow", "class"],
       registers,
     }),
     turnDuration: new client.Histogram({

@@ -165,7 +165,16 @@ describe("a run's events and deliveries as the receiver's operator reads them", 
       level: "info",
       workflow: "demo.asset-issue",
       code: "APPROVAL_EXPIRED",
+      class: "business",
     });
+    // Counted by bounded class, with zero series for the classes that did not happen.
+    const metrics = await (await fetch(`http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}/metrics`)).text();
+    expect(metrics).toContain(
+      'tenor_execution_failures_total{workflow="demo.asset-issue",class="business",role="runner"} 1',
+    );
+    expect(metrics).toContain(
+      'tenor_execution_failures_total{workflow="demo.asset-issue",class="cancelled",role="runner"} 0',
+    );
     expect(lines().find((l) => l.message === "tracing off")).toMatchObject({
       tracing: "off",
       reason: expect.stringContaining("no exporter"),
