@@ -11,6 +11,8 @@ export const METRIC_NAMES = {
   executionsCurrent: "tenor_executions_current",
   turnDuration: "tenor_turn_duration_seconds",
   stepDuration: "tenor_step_duration_seconds",
+  activityDuration: "tenor_activity_duration_seconds",
+  jobWait: "tenor_job_wait_seconds",
   journalBatchSize: "tenor_journal_batch_rows",
   wakeupRepairs: "tenor_wakeup_repairs_total",
   queueDepth: "tenor_queue_depth",

@@ -147,6 +147,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
     ...(tracing ? { tracing } : {}),
+    ...(metrics ? { metrics } : {}),
   });
   const scheduleDeps: RunnerScheduleDependencies = {
     config,

@@ -35,6 +35,7 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   space: /^[a-z_]+$/,
   domain: oneOf(["runner", "indexer"]),
   class: oneOf(FAILURE_CLASSES),
+  activity: /^[a-z][a-z0-9]*([._-][a-z0-9]+)*$/,
   // Configured EIP-155 chain ids (the Ledger Index gauges).
   chain_id: /^[0-9]{1,12}$/,
   reason: oneOf(["pool_queue", "event_loop_lag", "in_flight"]),

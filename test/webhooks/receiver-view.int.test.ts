@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
+import { sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
@@ -175,6 +176,13 @@ describe("a run's events and deliveries as the receiver's operator reads them", 
     expect(metrics).toContain(
       'tenor_execution_failures_total{workflow="demo.asset-issue",class="cancelled",role="runner"} 0',
     );
+    // The run's activity, by its declared name, and its job's wait before a worker took it.
+    expect(
+      sampleValue(metrics, "tenor_activity_duration_seconds_count", { activity: "demo.deploy-token" }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(metrics, "tenor_job_wait_seconds_count", { queue: "activity-deployments" }),
+    ).toBeGreaterThanOrEqual(1);
     expect(lines().find((l) => l.message === "tracing off")).toMatchObject({
       tracing: "off",
       reason: expect.stringContaining("no exporter"),
