@@ -13,7 +13,11 @@ const symbol = args.includes("--symbol")
   : `TNR${Date.now() % 100000}`;
 const reject = args.includes("--reject");
 
-const { keys, call } = await demoClient();
+const { keys, call } = await demoClient().catch((error: Error) => {
+  // Named, not a stack trace: the usual cause is a quick start that is not running.
+  process.stderr.write(`demo: ${error.message}\n`);
+  process.exit(1);
+});
 const integrator = keys.integrator;
 const approver = keys.approver;
 const operator = keys.operator;

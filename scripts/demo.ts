@@ -13,7 +13,11 @@ const option = (name: string) => (args.includes(name) ? args[args.indexOf(name) 
 const symbol = option("--symbol") ?? `BND${Date.now() % 100000}`;
 const templateId = option("--template") ?? "demo-bond";
 
-const { keys, call } = await demoClient();
+const { keys, call } = await demoClient().catch((error: Error) => {
+  // Named, not a stack trace: the usual cause is a quick start that is not running.
+  process.stderr.write(`demo: ${error.message}\n`);
+  process.exit(1);
+});
 const integrator = keys.integrator;
 const operator = keys.operator;
 

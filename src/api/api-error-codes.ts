@@ -40,6 +40,8 @@ export const API_ERRORS = {
   RATE_LIMITED: "RATE_LIMITED",
   /** 403 on /admin/queues: a platform-operator's board is read-only. */
   QUEUES_READ_ONLY: "QUEUES_READ_ONLY",
+  /** A Bull Board change that is not one of the documented board actions (README, "Bull Board"). */
+  QUEUES_ACTION_NOT_ALLOWED: "QUEUES_ACTION_NOT_ALLOWED",
   /** 403 on /admin/queues: a cookie-session request without the CSRF proof (same origin and token). */
   CSRF_REJECTED: "CSRF_REJECTED",
   INTERNAL: "INTERNAL",

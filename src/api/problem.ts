@@ -54,6 +54,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.SELF_APPROVAL_FORBIDDEN]: 403,
   [API_ERRORS.RATE_LIMITED]: 429,
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
+  [API_ERRORS.QUEUES_ACTION_NOT_ALLOWED]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
   [CHAIN_ERRORS.CHAIN_UNKNOWN]: 404,
   [LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND]: 404,
@@ -147,7 +148,7 @@ export function apiError(code: string, message: string, details: Record<string, 
 }
 
 /** Body-parser failures (malformed JSON, too large) carry a `type`; map them to stable codes. */
-function fromBodyParser(error: unknown): TenorError | null {
+function fromBodyParser(error: unknown, request?: Request): TenorError | null {
   const e = error as { type?: string; limit?: number; expose?: boolean };
   if (e?.type === "entity.parse.failed")
     return apiError(API_ERRORS.MALFORMED_JSON, "the request body is not valid JSON");
@@ -162,6 +163,15 @@ function fromBodyParser(error: unknown): TenorError | null {
       "the request body's encoding or charset is not supported",
     );
   }
+  // A body that does not decompress as its Content-Encoding says: zlib's error codes are Z_*.
+  const zlibCode = (error as { code?: unknown })?.code;
+  if (typeof zlibCode === "string" && zlibCode.startsWith("Z_") && !(error instanceof TenorError)) {
+    const encoding = String(request?.headers["content-encoding"] ?? "its Content-Encoding");
+    const message = `is not valid ${encoding} data (${(error as Error).message})`;
+    return apiError(API_ERRORS.REQUEST_INVALID, `the request body ${message}`, {
+      errors: [{ pointer: "header.content-encoding", message }],
+    });
+  }
   // Express refuses a path parameter that is not valid percent-encoding with a plain 400 error.
   if ((error as { status?: number })?.status === 400 && !(error instanceof TenorError)) {
     return apiError(API_ERRORS.REQUEST_INVALID, "the request URL is not valid percent-encoding", {
@@ -174,7 +184,7 @@ function fromBodyParser(error: unknown): TenorError | null {
 /** The last middleware: every error leaves as problem+json; unexpected ones are logged without payloads. */
 export function problemHandler(logger: Logger) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const mapped = fromBodyParser(error) ?? error;
+    const mapped = fromBodyParser(error, req) ?? error;
     const problem = toProblem(mapped, req.originalUrl);
     if (problem.status >= 500) {
       logger.error("request failed", {

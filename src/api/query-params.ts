@@ -97,6 +97,20 @@ export function queryPattern(pattern: RegExp, rule: string) {
   });
 }
 
+/** Bounds of PostgreSQL's `integer` (int4): every Prisma `Int` column (chain ids among them). */
+export const PG_INTEGER = { min: -2_147_483_648, max: 2_147_483_647 } as const;
+
+/**
+ * An EIP-155 chain id as a query or path parameter: positive and within the `chain_id integer`
+ * columns, so `2147483648` is a 400 naming the parameter, never a failed cast in PostgreSQL.
+ */
+export const chainIdParameter = queryInteger(1, PG_INTEGER.max).meta({
+  description: "EIP-155 chain id.",
+  type: "integer",
+  minimum: 1,
+  maximum: PG_INTEGER.max,
+});
+
 /** `limit` of a cursor-paged list: 1–200 items, 50 when absent. */
 export const pageLimit = queryInteger(1, 200)
   .optional()

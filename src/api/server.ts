@@ -35,11 +35,11 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.set("etag", false);
   app.use(requestId());
   app.use(requestLog(deps));
-  app.get(["/livez", "/readyz", "/metrics"], async (req, res, next) => {
+  // Probes only: /metrics is served on the api's health port (api.healthPort), never publicly.
+  app.get(["/livez", "/readyz"], async (req, res, next) => {
     const handled = await handleHealthRequest(req, res, {
       checks: deps.readiness,
       state: deps.health,
-      ...(deps.metrics ? { metrics: deps.metrics.registry } : {}),
     });
     if (!handled) next();
   });

@@ -4,7 +4,7 @@ import type { AnyWorkflow } from "../engine/workflow.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import { ApiProblem, apiClientFromEnv } from "./api-client.js";
 import { type CliEnv, type CommandIo, EXIT, UsageError } from "./cli-io.js";
-import { USAGE } from "./usage.js";
+import { COMMAND_USAGE, USAGE, usageOf } from "./usage.js";
 
 export { USAGE } from "./usage.js";
 
@@ -22,11 +22,17 @@ export interface CliOptions {
 export async function runCli(args: readonly string[], options: CliOptions): Promise<number> {
   const { io } = options;
   const [command, ...rest] = args;
+  // `--help` anywhere after a command (`tenor keys create --help`): that command's usage, exit 0,
+  // before the command loads or asks for its environment.
+  if (command !== undefined && command in COMMAND_USAGE && (rest.includes("--help") || rest.includes("-h"))) {
+    io.stdout(usageOf(command));
+    return EXIT.OK;
+  }
   try {
     return await dispatch(command, rest, options);
   } catch (error) {
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
-      io.stderr(`tenor: ${(error as Error).message}\n\n${USAGE}`);
+      io.stderr(`tenor: ${(error as Error).message}\n\n${usageOf(command)}`);
       return EXIT.USAGE;
     }
     if (error instanceof ConfigError) {

@@ -48,3 +48,21 @@ Offline:
 ${VERIFY_USAGE}${REPLAY_USAGE}
 Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 failed or refused, 2 usage.
 `;
+
+/** Each command's own usage, printed for `tenor <command> [...] --help` and for its usage errors. */
+export const COMMAND_USAGE: Readonly<Record<string, string>> = {
+  runs: RUNS_USAGE,
+  schedules: SCHEDULES_USAGE,
+  keys: KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor"),
+  doctor: DOCTOR_USAGE,
+  compat: COMPAT_USAGE,
+  verify: VERIFY_USAGE,
+};
+
+/** `command`'s usage under a `Usage:` line; the whole usage for an unknown or missing command. */
+export function usageOf(command: string | undefined): string {
+  const own = command === undefined ? undefined : COMMAND_USAGE[command];
+  return own === undefined
+    ? USAGE
+    : `Usage:\n${own}\nExit codes: 0 done, 1 failed or refused, 2 usage. \`tenor --help\` lists every command.\n`;
+}

@@ -12,6 +12,7 @@ export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
   TENOR_REDIS_CLUSTER: "redisCluster",
   TENOR_LOG_LEVEL: "logLevel",
   TENOR_API_PORT: "api.port",
+  TENOR_API_HEALTH_PORT: "api.healthPort",
   TENOR_RUNNER_HEALTH_PORT: "runner.healthPort",
   TENOR_INDEXER_HEALTH_PORT: "indexer.healthPort",
   TENOR_DATABASE_POOL_MAX: "database.poolMax",

@@ -82,6 +82,17 @@ export const configSchema = z
     api: z
       .object({
         port: port(3000),
+        /**
+         * The api's health port: /livez, /readyz and /metrics, apart from the public API port (which
+         * serves /livez and /readyz for probes but never /metrics). 3003 by default; 0 binds any free
+         * port and logs it (tests running several apis on one machine).
+         */
+        healthPort: z.coerce
+          .number()
+          .int("must be an integer")
+          .min(0, "must be 0–65535")
+          .max(65535, "must be 0–65535")
+          .default(3003),
         /** Upper bound of `Prefer: wait=N` on a start, in seconds; a larger N is capped to it. */
         maxPreferWaitSeconds: positiveInt(30, 0),
         /**
@@ -183,6 +194,7 @@ export const configSchema = z
       .strict()
       .default({
         port: 3000,
+        healthPort: 3003,
         maxPreferWaitSeconds: 30,
         waitFallbackPollMs: 1_000,
         bodyLimitBytes: 1_048_576,

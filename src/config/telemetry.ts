@@ -61,3 +61,45 @@ export function resolveTelemetrySettings(
   if (!exporting) return null;
   return { commit: commit ?? "unknown" };
 }
+
+/** What the startup line says about tracing: on with its exporters and endpoint, or off and why. */
+export interface TracingSummary {
+  tracing: "on" | "off";
+  exporters?: string;
+  endpoint?: string;
+  reason?: string;
+}
+
+/**
+ * The tracing state `env` gives (the same rule as {@link resolveTelemetrySettings}), for the one
+ * line every role logs at start. The endpoint is the SDK's: the traces endpoint when set, else the
+ * OTLP base endpoint, else the SDK default `http://localhost:4318`.
+ */
+export function tracingSummary(env: Readonly<Record<string, string | undefined>>): TracingSummary {
+  let settings: TelemetrySettings | null;
+  try {
+    settings = resolveTelemetrySettings(env);
+  } catch {
+    return { tracing: "off", reason: "invalid OTEL_* variables" };
+  }
+  if (env.OTEL_SDK_DISABLED === "true") return { tracing: "off", reason: "OTEL_SDK_DISABLED=true" };
+  if (!settings)
+    return {
+      tracing: "off",
+      reason: "no exporter configured (OTEL_TRACES_EXPORTER or OTEL_EXPORTER_OTLP_ENDPOINT)",
+    };
+  const exporters = env.OTEL_TRACES_EXPORTER?.trim() || "otlp";
+  const otlp = exporters.split(",").some((name) => name.trim() === "otlp");
+  return {
+    tracing: "on",
+    exporters,
+    ...(otlp
+      ? {
+          endpoint:
+            env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+            env.OTEL_EXPORTER_OTLP_ENDPOINT ??
+            "http://localhost:4318",
+        }
+      : {}),
+  };
+}

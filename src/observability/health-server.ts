@@ -1,6 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
+import { PROCESS_ERRORS } from "../errors/process-errors.js";
+import { TenorError } from "../errors/tenor-error.js";
 
 /** A readiness check: resolves when the dependency answers, rejects (or times out) when not. */
 export type ReadinessCheck = () => Promise<void>;
@@ -8,6 +10,8 @@ export type ReadinessCheck = () => Promise<void>;
 export interface HealthState {
   /** Set on SIGTERM: /readyz answers 503 so load balancers stop sending work. */
   draining: boolean;
+  /** True while the role starts (its port is bound first): /readyz answers 503 `starting`. */
+  starting?: boolean;
 }
 
 export interface HealthServerOptions {
@@ -19,6 +23,8 @@ export interface HealthServerOptions {
   checkTimeoutMs?: number;
   /** Served at `/metrics` in the Prometheus text format when given. */
   metrics?: Registry;
+  /** The configuration key or variable that chose `port`, named when it cannot be bound. */
+  portSetting?: string;
 }
 
 /**
@@ -69,6 +75,10 @@ export async function handleHealthRequest(
     return true;
   }
   if (path === "/readyz") {
+    if (options.state.starting) {
+      send(res, 503, { status: "starting" });
+      return true;
+    }
     if (options.state.draining) {
       send(res, 503, { status: "draining" });
       return true;
@@ -91,11 +101,40 @@ export async function startHealthServer(
       })
       .catch(() => send(res, 500, { status: "error" }));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.host ?? "0.0.0.0", () => resolve());
-  });
+  await listenOn(server, options.port, options.host ?? "0.0.0.0", options.portSetting);
   return { server, port: (server.address() as AddressInfo).port };
+}
+
+/**
+ * Binds `server` to `port`. A port already in use or not permitted fails at once with the
+ * non-retryable `PORT_UNAVAILABLE`, naming the port and the setting that chose it: a bind failure
+ * is not a dependency outage, and startup must not retry it.
+ */
+export async function listenOn(server: Server, port: number, host: string, setting?: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening);
+      const named = setting ? ` (${setting})` : "";
+      reject(
+        error.code === "EADDRINUSE" || error.code === "EACCES"
+          ? new TenorError(
+              PROCESS_ERRORS.PORT_UNAVAILABLE,
+              error.code === "EADDRINUSE"
+                ? `port ${port}${named} is already in use by another process`
+                : `port ${port}${named} may not be bound by this user`,
+              { retryable: false, details: { port, host, errno: error.code } },
+            )
+          : error,
+      );
+    };
+    const onListening = () => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    server.listen(port, host);
+  });
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {

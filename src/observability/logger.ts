@@ -1,3 +1,4 @@
+import { isSpanContextValid, trace } from "@opentelemetry/api";
 import winston from "winston";
 import { REDACTED, redactValue, SECRET_FIELD } from "../errors/redact.js";
 
@@ -180,12 +181,23 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
 
 function wrap(inner: winston.Logger): Logger {
   return {
-    error: (message, fields) => inner.error(message, fields),
-    warn: (message, fields) => inner.warn(message, fields),
-    info: (message, fields) => inner.info(message, fields),
-    debug: (message, fields) => inner.debug(message, fields),
+    error: (message, fields) => inner.error(message, withTrace(fields)),
+    warn: (message, fields) => inner.warn(message, withTrace(fields)),
+    info: (message, fields) => inner.info(message, withTrace(fields)),
+    debug: (message, fields) => inner.debug(message, withTrace(fields)),
     child: (scope) => wrap(inner.child(scope)),
   };
+}
+
+/**
+ * `fields` with `traceId` and `spanId` of the span active where the line is logged (read at the
+ * call, before winston's stream), so a line written inside a traced operation (a request, a turn, a
+ * step) finds its trace. Nothing is added outside a trace or when tracing is off.
+ */
+function withTrace(fields: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const span = trace.getActiveSpan()?.spanContext();
+  if (!span || !isSpanContextValid(span)) return fields;
+  return { ...fields, traceId: span.traceId, spanId: span.spanId };
 }
 
 /**

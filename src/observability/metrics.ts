@@ -23,8 +23,14 @@ export interface TenorMetrics {
   readonly registry: client.Registry;
   readonly executionsStarted: client.Counter<"workflow">;
   readonly executionsFinished: client.Counter<"workflow" | "status">;
+  /** Failed executions by workflow and bounded failure class (src/runtime/failure-class.ts). */
+  readonly executionFailures: client.Counter<"workflow" | "class">;
   readonly turnDuration: client.Histogram<"workflow" | "outcome">;
   readonly stepDuration: client.Histogram<"workflow">;
+  /** One activity job's run (all its attempts), by declared activity name. */
+  readonly activityDuration: client.Histogram<"activity">;
+  /** Time a job waited between becoming ready and a worker taking it, by queue. */
+  readonly jobWait: client.Histogram<"queue">;
   readonly journalBatchSize: client.Histogram<never>;
   readonly wakeupRepairs: client.Counter<never>;
   readonly scheduleRuns: client.Counter<"schedule" | "outcome">;
@@ -55,6 +61,26 @@ export function createMetrics(role: Role): TenorMetrics {
       name: METRIC_NAMES.executionsFinished,
       help: "Executions that reached a terminal status on this runner, by workflow and status.",
       labelNames: ["workflow", "status"],
+      registers,
+    }),
+    executionFailures: new client.Counter({
+      name: METRIC_NAMES.executionFailures,
+      help: "Executions that failed on this runner, by workflow and failure class (business, child, cancelled, nondeterminism, recovery_exhausted, error).",
+      labelNames: ["workflow", "class"],
+      registers,
+    }),
+    activityDuration: new client.Histogram({
+      name: METRIC_NAMES.activityDuration,
+      help: "Activity job duration in seconds (every attempt of one run), by declared activity name.",
+      labelNames: ["activity"],
+      buckets: [0.005, 0.025, 0.1, 0.5, 1, 2.5, 10, 30, 120],
+      registers,
+    }),
+    jobWait: new client.Histogram({
+      name: METRIC_NAMES.jobWait,
+      help: "Seconds a job waited from ready (created, or its delay over) until a worker took it, by queue.",
+      labelNames: ["queue"],
+      buckets: [0.001, 0.005, 0.025, 0.1, 0.5, 1, 5, 15, 60],
       registers,
     }),
     turnDuration: new client.Histogram({

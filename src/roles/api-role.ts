@@ -1,7 +1,8 @@
-import type { Server } from "node:http";
+import { createServer } from "node:http";
 import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { listenOn, startHealthServer } from "../observability/health-server.js";
 import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { Application } from "./application.js";
 import { createPlatformApi } from "./platform-api.js";
@@ -41,15 +42,32 @@ export async function startApiRole(
     webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },
   });
   const app = api.app;
-  const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(ctx.config.api.port, (error?: Error) => (error ? reject(error) : resolve(s)));
+  // The health port (with /metrics) first, then the public port; a port in use fails at once.
+  const health = await startHealthServer({
+    port: ctx.config.api.healthPort,
+    portSetting: "TENOR_API_HEALTH_PORT",
+    checks: ctx.readiness,
+    state: ctx.health,
+    metrics: ctx.metrics.registry,
   }).catch(async (error: unknown) => {
+    await api.close();
+    throw error;
+  });
+  const closeHealth = () => new Promise<void>((resolve) => health.server.close(() => resolve()));
+  // A port in use fails at once (PORT_UNAVAILABLE, not retried); nothing has started work yet.
+  const server = createServer(app);
+  await listenOn(server, ctx.config.api.port, "0.0.0.0", "TENOR_API_PORT").catch(async (error: unknown) => {
     // Startup may relaunch in process: release the queue before the next attempt.
+    await closeHealth();
     await api.close();
     throw error;
   });
   applyHttpTimeouts(server, ctx.config.api.http);
-  ctx.logger.info("api started", { port: ctx.config.api.port, workflows: registry.names() });
+  ctx.logger.info("api started", {
+    port: ctx.config.api.port,
+    healthPort: health.port,
+    workflows: registry.names(),
+  });
   return {
     async stop() {
       await new Promise<void>((resolve) => {
@@ -58,6 +76,7 @@ export async function startApiRole(
         server.closeIdleConnections();
       });
       await api.close();
+      await closeHealth();
     },
   };
 }

@@ -14,6 +14,26 @@ import { stopOnFailure } from "./stop-on-failure.js";
  * ranges; the index's health is served as metrics on the health port.
  */
 export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
+  // The health port before any work: a port in use ends the start at once (PORT_UNAVAILABLE).
+  const { server } = await startHealthServer({
+    port: ctx.config.indexer.healthPort,
+    portSetting: "TENOR_INDEXER_HEALTH_PORT",
+    checks: ctx.readiness,
+    state: ctx.health,
+    metrics: ctx.metrics.registry,
+  });
+  const closeHealth = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const work = await stopOnFailure({ stop: closeHealth }, () => startIndexerWork(ctx));
+  return {
+    async stop() {
+      await work.stop();
+      await closeHealth();
+    },
+  };
+}
+
+/** The Ledger Index's shards and catch-up, started once the health port is bound. */
+async function startIndexerWork(ctx: RoleContext): Promise<RoleHandle> {
   const chains = new ChainClients(ctx.config);
   const onReorg = registerLedgerMetrics(ctx.metrics, () => new PgLedgerReads(ctx.deps.pool).health());
   const indexer = new LedgerIndexer({
@@ -34,16 +54,6 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
     onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "indexer" }, owned.length),
   });
   const catchUp = indexer.startCatchUp();
-  const { server } = await stopOnFailure(
-    { stop: () => Promise.all([shards.stop(), catchUp.stop()]).then(() => undefined) },
-    () =>
-      startHealthServer({
-        port: ctx.config.indexer.healthPort,
-        checks: ctx.readiness,
-        state: ctx.health,
-        metrics: ctx.metrics.registry,
-      }),
-  );
   ctx.logger.info("indexer started", {
     healthPort: ctx.config.indexer.healthPort,
     chains: chains.all().map((c) => c.config.id),
@@ -51,7 +61,6 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
   return {
     async stop() {
       await Promise.all([shards.stop(), catchUp.stop()]);
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

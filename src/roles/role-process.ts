@@ -2,6 +2,7 @@ import { ConfigError } from "../config/config-error.js";
 import { loadConfig } from "../config/load-config.js";
 import { parseRole, type Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
+import { tracingSummary } from "../config/telemetry.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { HealthState } from "../observability/health-server.js";
 import { createLogger, republishProcessWarnings } from "../observability/logger.js";
@@ -44,7 +45,11 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   }
   const logger = createLogger({ level: config.logLevel, base: { role } }).child({ component: "main" });
   republishProcessWarnings(logger);
-  const health: HealthState = { draining: false };
+  // One line saying whether this process exports traces, and where (docs/operations.md, "Traces").
+  const tracing = tracingSummary(io.env);
+  logger.info(tracing.tracing === "on" ? "tracing on" : "tracing off", { ...tracing });
+  // `starting` until the role is up: its port is bound first, so /readyz must not say ready early.
+  const health: HealthState = { draining: false, starting: true };
   let handle: RoleHandle | undefined;
   let deps: Awaited<ReturnType<typeof connectDependencies>> | undefined;
   // One registry for the process: a relaunched attempt must not register the metrics twice.
@@ -74,6 +79,7 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   };
   try {
     handle = await startWithRelaunch(startOnce, cleanup, { policy: config.startup, logger });
+    health.starting = false;
   } catch (error) {
     const failure = error instanceof StartupFailed ? error.failure : toTenorError(error);
     const attempts = error instanceof StartupFailed ? error.attempts : 1;

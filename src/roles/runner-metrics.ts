@@ -5,7 +5,7 @@ import { KeyedLanes } from "../keyed/keyed-lanes.js";
 import { METRIC_NAMES } from "../observability/metric-names.js";
 import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { countLiveExecutions } from "../store/pg-metrics-queries.js";
+import { countLiveExecutions, countLiveRunners, countOverdueTimers } from "../store/pg-metrics-queries.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import { registerWebhookBacklogGauge } from "../webhooks/webhook-metrics.js";
 
@@ -21,7 +21,16 @@ const QUEUE_STATES = ["waiting", "active", "delayed", "prioritized", "waiting-ch
  */
 export function registerRunnerGauges(
   metrics: TenorMetrics,
-  deps: { pool: Pool; redis: Redis; prefix: string; queueNames: readonly string[] },
+  deps: {
+    pool: Pool;
+    redis: Redis;
+    prefix: string;
+    queueNames: readonly string[];
+    /** Past its wake time by more than this, a timer counts as overdue (the sweep's grace), in ms. */
+    overdueGraceMs: number;
+    /** A runner whose heartbeat is older than this is not live (`durable.sharding.livenessWindowMs`). */
+    livenessWindowMs: number;
+  },
 ): { close(): Promise<void> } {
   scrapedGauge(
     metrics,
@@ -59,6 +68,44 @@ export function registerRunnerGauges(
       );
       return samples.flat();
     },
+  );
+  scrapedGauge(
+    metrics,
+    {
+      name: METRIC_NAMES.queueOldestWaitingAge,
+      help: "Age in seconds of each queue's oldest job waiting for a worker (0 when none waits).",
+      labelNames: ["queue"],
+    },
+    async () =>
+      Promise.all(
+        queues.map(async (queue) => {
+          // Oldest first: the job the next free worker takes.
+          const [oldest] = await queue.getJobs(["wait"], 0, 0, true);
+          const readySince = oldest ? oldest.timestamp + (oldest.delay ?? 0) : null;
+          return {
+            labels: { queue: queue.name },
+            value: readySince === null ? 0 : Math.max(0, (Date.now() - readySince) / 1000),
+          };
+        }),
+      ),
+  );
+  scrapedGauge(
+    metrics,
+    {
+      name: METRIC_NAMES.timersOverdue,
+      help: "Waiting or suspended executions past their wake time by more than the sweep's grace.",
+      labelNames: [],
+    },
+    async () => [{ labels: {}, value: await countOverdueTimers(deps.pool, deps.overdueGraceMs) }],
+  );
+  scrapedGauge(
+    metrics,
+    {
+      name: METRIC_NAMES.runnersLive,
+      help: "Runner replicas with a heartbeat within the liveness window, as PostgreSQL sees them.",
+      labelNames: [],
+    },
+    async () => [{ labels: {}, value: await countLiveRunners(deps.pool, deps.livenessWindowMs) }],
   );
   const spaces = Object.values(KEYED_SPACES).map(
     (space) => new KeyedLanes(deps.redis, deps.prefix, space, space === KEYED_SPACES.entities),

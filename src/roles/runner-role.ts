@@ -21,6 +21,31 @@ import { stopOnFailure } from "./stop-on-failure.js";
  * (docs/architecture.md, "Roles").
  */
 export async function startRunnerRole(ctx: RoleContext, app: Application): Promise<RoleHandle> {
+  // The health port before any work: a port in use ends the start at once (PORT_UNAVAILABLE, not
+  // retried), and no turn runs on a runner that cannot be probed. /readyz says `starting` meanwhile.
+  const { server } = await startHealthServer({
+    port: ctx.config.runner.healthPort,
+    portSetting: "TENOR_RUNNER_HEALTH_PORT",
+    checks: ctx.readiness,
+    state: ctx.health,
+    metrics: ctx.metrics.registry,
+  });
+  const closeHealth = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const work = await stopOnFailure({ stop: closeHealth }, () => startRunnerWork(ctx, app));
+  ctx.logger.info("runner started", {
+    workflows: app.workflows.map((w) => w.name),
+    healthPort: ctx.config.runner.healthPort,
+  });
+  return {
+    async stop() {
+      await work.stop();
+      await closeHealth();
+    },
+  };
+}
+
+/** Everything the runner runs, started once its health port is bound. */
+async function startRunnerWork(ctx: RoleContext, app: Application): Promise<RoleHandle> {
   // Registration first: before any startup work touches the database or a chain
   // (docs/architecture.md, "Roles").
   const registry = new WorkflowRegistry(app.workflows);
@@ -130,25 +155,10 @@ export async function startRunnerRole(ctx: RoleContext, app: Application): Promi
       work: chain.shardWork,
     }),
   );
-  const { server } = await stopOnFailure(
-    { stop: async () => void (await Promise.allSettled([shards.stop(), started.stop()])) },
-    () =>
-      startHealthServer({
-        port: ctx.config.runner.healthPort,
-        checks: ctx.readiness,
-        state: ctx.health,
-        metrics: ctx.metrics.registry,
-      }),
-  );
-  ctx.logger.info("runner started", {
-    workflows: registry.names(),
-    healthPort: ctx.config.runner.healthPort,
-  });
   return {
     async stop() {
       await shards.stop();
       await started.stop();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

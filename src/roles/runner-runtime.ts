@@ -18,6 +18,7 @@ import { engineMetricsHooks } from "../runtime/engine-metrics.js";
 import { ExecutionQueue } from "../runtime/execution-queue.js";
 import { ExecutionTracing } from "../runtime/execution-tracing.js";
 import { startExecutionWorker } from "../runtime/execution-worker.js";
+import { FAILURE_CLASSES } from "../runtime/failure-class.js";
 import { TakeoverLog } from "../runtime/takeover-log.js";
 import { type RunnerScheduleDependencies, runnerSchedules } from "../schedules/runner-schedules.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
@@ -79,6 +80,10 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   const activities = options.activities ?? new ActivityRegistry([]);
   activities.assertAllDeclaredRegistered();
   const { metrics } = options;
+  // Zero series for every known label value: a rate over a series that does not exist yet is empty,
+  // not zero, and an alert on it never fires the first time.
+  for (const workflow of options.registry.names())
+    for (const failure of FAILURE_CLASSES) metrics?.executionFailures.inc({ workflow, class: failure }, 0);
   const store = new PgExecutionStore(
     options.pool,
     metrics ? { onJournalBatch: (rows) => metrics.journalBatchSize.observe(rows) } : {},
@@ -126,6 +131,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     lockDurationMs: config.durable.lock.lockDurationMs,
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     ...(tracing ? { tracing } : {}),
+    ...(metrics ? { metrics } : {}),
     onTerminal: keyedTerminalHook(options.registry, keyed),
     waits: new PgWaitProbe(options.pool),
   });
@@ -149,6 +155,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     stalledIntervalMs: config.durable.lock.stalledIntervalMs,
     wake: (executionId) => queue.wake(executionId),
     ...(tracing ? { tracing } : {}),
+    ...(metrics ? { metrics } : {}),
   });
   const scheduleDeps: RunnerScheduleDependencies = {
     config,
@@ -176,6 +183,8 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
         pool: options.pool,
         redis: options.producerRedis,
         prefix: config.redisPrefix,
+        overdueGraceMs: config.durable.sweep.intervalMs + config.durable.sweep.graceMs,
+        livenessWindowMs: config.durable.sharding.livenessWindowMs,
         queueNames: [
           QUEUE_NAMES.executions,
           QUEUE_NAMES.schedules,

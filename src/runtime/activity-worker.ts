@@ -6,6 +6,7 @@ import { unstorableResult } from "../engine/errors.js";
 import { isRefusal, refusalRecord } from "../engine/refusals.js";
 import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
 import { activityQueueName } from "../transport/queue-names.js";
 import { DEFAULT_MAX_STORED_VALUE_BYTES } from "../values/storable.js";
@@ -31,6 +32,8 @@ export interface ActivityWorkerOptions {
   tracing?: Pick<ExecutionTracing, "runActivity">;
   /** Largest stored result, in bytes of its JSON (`durable.maxStoredValueBytes`). */
   maxStoredValueBytes?: number;
+  /** Activity durations by declared name and the jobs' wait before pickup, by queue. */
+  metrics?: Pick<TenorMetrics, "activityDuration" | "jobWait">;
 }
 
 /**
@@ -40,6 +43,10 @@ export interface ActivityWorkerOptions {
  * failure policy) to suspend the execution.
  */
 export function startActivityWorkers(options: ActivityWorkerOptions): Worker<ActivityJobData>[] {
+  // Zero series: every declared activity and queue is on /metrics before its first job.
+  for (const name of options.registry.names()) options.metrics?.activityDuration.zero({ activity: name });
+  for (const { options: queue } of options.registry.queues())
+    options.metrics?.jobWait.zero({ queue: activityQueueName(queue.name) });
   return options.registry.queues().map(({ options: queue }) => {
     const worker = new Worker<ActivityJobData>(
       activityQueueName(queue.name),
@@ -72,8 +79,19 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
  * recorded the failure the parent's next turn reads.
  */
 async function runAndRing(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
+  // An activity job is added once and never re-delayed: ready at its timestamp plus its delay.
+  const readyAt = job.timestamp + (job.opts.delay ?? 0);
+  options.metrics?.jobWait.observe({ queue: job.queueName }, Math.max(0, Date.now() - readyAt) / 1000);
+  const started = performance.now();
   const run = () => runActivityJob(job, options);
-  await (options.tracing ? options.tracing.runActivity(job.data, run) : run());
+  try {
+    await (options.tracing ? options.tracing.runActivity(job.data, run) : run());
+  } finally {
+    options.metrics?.activityDuration.observe(
+      { activity: job.data.activity },
+      (performance.now() - started) / 1000,
+    );
+  }
   await ringParent(job.data.executionId, options);
 }
 

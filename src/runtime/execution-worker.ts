@@ -3,11 +3,13 @@ import type { Redis } from "ioredis";
 import type { ExecutionStore } from "../engine/execution-store.js";
 import type { TurnOutcome, TurnRunner } from "../engine/turn-runner.js";
 import type { Logger } from "../observability/logger.js";
+import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { QUEUE_NAMES } from "../transport/queue-names.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
 import { type ExecutionJobData, type ExecutionQueue, FINISHED_JOBS_KEPT } from "./execution-queue.js";
 import type { ExecutionTracing } from "./execution-tracing.js";
+import { failureClass } from "./failure-class.js";
 import { JobLease } from "./job-lease.js";
 
 export interface ExecutionWorkerOptions {
@@ -36,6 +38,8 @@ export interface ExecutionWorkerOptions {
   waits: Pick<PgWaitProbe, "satisfiable">;
   /** Runs each turn inside its execution's trace (only when this process traces). */
   tracing?: Pick<ExecutionTracing, "runTurn">;
+  /** Counts failed executions by workflow and failure class. */
+  metrics?: Pick<TenorMetrics, "executionFailures">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -171,8 +175,20 @@ async function processExecutionJob(
         if (parentId) await wakeParent(options, parentId, log);
         return;
       }
-      case "completed":
       case "failed":
+        // At info: a failed run is an outcome an operator looks for, not a fault of the runner.
+        log.info("execution failed", {
+          workflow: job.name,
+          code: outcome.failure.code,
+          class: failureClass(outcome.failure),
+          retryable: outcome.failure.retryable,
+        });
+        options.metrics?.executionFailures.inc({ workflow: job.name, class: failureClass(outcome.failure) });
+        void options.queue.announceFinished(executionId);
+        await notifyTerminal(options, executionId, job.name, log);
+        if (outcome.parentId) await wakeParent(options, outcome.parentId, log);
+        return;
+      case "completed":
         // Not awaited: a waiting client needs no ordering with the job's own finish.
         void options.queue.announceFinished(executionId);
         await notifyTerminal(options, executionId, job.name, log);

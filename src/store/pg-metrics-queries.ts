@@ -34,6 +34,33 @@ export function countPendingWebhookDeliveries(pool: Pool): Promise<number> {
   });
 }
 
+/**
+ * Executions past their own wake time by more than `graceMs` and still waiting or suspended: a timer,
+ * deadline or retry that nobody fired (runners down, a lost wake-up the sweep has not repaired yet).
+ */
+export function countOverdueTimers(pool: Pool, graceMs: number): Promise<number> {
+  return withScrapeTimeout(pool, async (client) => {
+    const { rows } = await client.query<{ count: string }>(
+      `SELECT count(*) AS count FROM executions
+        WHERE status IN ('waiting', 'suspended') AND wake_at < now() - $1 * interval '1 millisecond'`,
+      [graceMs],
+    );
+    return Number(rows[0]?.count ?? 0);
+  });
+}
+
+/** Runner replicas whose heartbeat is within `windowMs` (the shard-ownership liveness window). */
+export function countLiveRunners(pool: Pool, windowMs: number): Promise<number> {
+  return withScrapeTimeout(pool, async (client) => {
+    const { rows } = await client.query<{ count: string }>(
+      `SELECT count(*) AS count FROM replicas
+        WHERE domain = 'runner' AND last_seen > now() - $1 * interval '1 millisecond'`,
+      [windowMs],
+    );
+    return Number(rows[0]?.count ?? 0);
+  });
+}
+
 /** Runs a scrape's read under a 2 s statement timeout, so a slow database cannot stall `/metrics`. */
 async function withScrapeTimeout<T>(pool: Pool, read: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();

@@ -29,10 +29,20 @@ export interface WebhookDeliveryRecord {
   test: boolean;
   createdAt: string;
   finishedAt: string | null;
+  /** When every delivery of the event reached a final state (`dispatch_settled_at`); null until then. */
+  eventSettledAt: string | null;
 }
+
+/**
+ * Where an attempt stands: `completed` once its outcome is recorded; `in_flight` while it is the
+ * delivery's latest attempt, the delivery is pending and its lease has not ended; `abandoned` when
+ * its dispatcher stopped first (a later attempt started, its lease ended, or the delivery moved on).
+ */
+export type WebhookReceiptState = "in_flight" | "completed" | "abandoned";
 
 export interface WebhookReceiptRecord {
   attempt: number;
+  state: WebhookReceiptState;
   startedAt: string;
   durationMs: number | null;
   statusCode: number | null;
@@ -44,6 +54,8 @@ export interface DeliveryFilter {
   orgId: string;
   subscriptionId?: string;
   status?: WebhookDeliveryStatus;
+  executionId?: string;
+  eventId?: string;
   /** Newest first; only deliveries after this one in that order (the cursor of the previous page). */
   after?: { createdAt: string; id: string };
   limit: number;
@@ -55,7 +67,8 @@ const DELIVERY_COLUMNS = `d.id, d.event_id AS "eventId", e.type AS "eventType", 
   d.subscription_id AS "subscriptionId", d.status::text AS status, d.attempts,
   CASE WHEN d.status = 'pending' THEN ${ISO("d.next_attempt_at")} END AS "nextAttemptAt",
   d.last_status_code AS "lastStatusCode", d.last_error AS "lastError", e.test,
-  ${ISO("d.created_at")} AS "createdAt", ${ISO("d.finished_at")} AS "finishedAt"`;
+  ${ISO("d.created_at")} AS "createdAt", ${ISO("d.finished_at")} AS "finishedAt",
+  ${ISO("e.dispatch_settled_at")} AS "eventSettledAt"`;
 
 /**
  * The webhook tables as the Platform API uses them (docs/webhooks.md). Every method takes the
@@ -178,6 +191,14 @@ export class PgWebhooks {
       values.push(filter.status);
       where.push(`d.status = $${values.length}::"WebhookDeliveryStatus"`);
     }
+    if (filter.executionId !== undefined) {
+      values.push(filter.executionId);
+      where.push(`e.execution_id = $${values.length}::uuid`);
+    }
+    if (filter.eventId !== undefined) {
+      values.push(filter.eventId);
+      where.push(`d.event_id = $${values.length}::uuid`);
+    }
     if (filter.after !== undefined) {
       values.push(filter.after.createdAt, filter.after.id);
       where.push(`(d.created_at, d.id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
@@ -202,10 +223,17 @@ export class PgWebhooks {
     );
     const delivery = rows[0];
     if (!delivery) return null;
+    // A redelivery restarts attempts at 1, so "later" is by receipt id, not by attempt number.
     const receipts = await this.pool.query<WebhookReceiptRecord>(
-      `SELECT attempt, ${ISO("started_at")} AS "startedAt", duration_ms AS "durationMs",
-              status_code AS "statusCode", error, response
-         FROM webhook_receipts WHERE delivery_id = $1 ORDER BY id`,
+      `SELECT r.attempt,
+              CASE WHEN r.duration_ms IS NOT NULL THEN 'completed'
+                   WHEN d.status = 'pending' AND d.next_attempt_at > now()
+                        AND r.id = max(r.id) OVER () THEN 'in_flight'
+                   ELSE 'abandoned' END AS state,
+              ${ISO("r.started_at")} AS "startedAt", r.duration_ms AS "durationMs",
+              r.status_code AS "statusCode", r.error, r.response
+         FROM webhook_receipts r JOIN webhook_deliveries d ON d.id = r.delivery_id
+        WHERE r.delivery_id = $1 ORDER BY r.id`,
       [id],
     );
     return { ...delivery, receipts: receipts.rows };

@@ -33,6 +33,7 @@ let lag = 0;
 let closeApi: () => Promise<void>;
 let config: TenorConfig;
 const prefix = testRedisPrefix(import.meta.url);
+const apiMetrics = createMetrics("api");
 
 /** The Platform API on this file's pool (one connection), with `admission` and a scripted lag. */
 function createApi(admission: AdmissionSettings, lagMs: () => number) {
@@ -45,7 +46,7 @@ function createApi(admission: AdmissionSettings, lagMs: () => number) {
     logger: createLogger({ level: "error" }),
     readiness: {},
     health: { draining: false },
-    metrics: createMetrics("api"),
+    metrics: apiMetrics,
     admission,
     eventLoopLagMs: lagMs,
   });
@@ -105,7 +106,8 @@ describe("admission control", () => {
     expect(refused.headers.get("retry-after")).toBe("2");
     expect(refused.headers.get("content-type")).toContain("application/problem+json");
     expect(await refused.json()).toMatchObject({ status: 503, code: "OVERLOADED", reason: "pool_queue" });
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    // The api's own registry: the api role serves it on its health port, not on this one.
+    const metrics = await apiMetrics.registry.metrics();
     expect(sampleValue(metrics, "tenor_api_admission_refusals_total", { reason: "pool_queue" })).toBe(1);
     expect((await fetch(`${base}/livez`)).status).toBe(200);
     held.release();

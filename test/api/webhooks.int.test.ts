@@ -143,7 +143,8 @@ describe("webhook subscriptions", () => {
     ).toEqual({
       "query.limit": 'must be an integer, 1 ≤ v ≤ 200 (got "0")',
       "query.status": 'must be one of pending, delivered, dead, cancelled (got "lost")',
-      "query.sort": 'is not a parameter of this route (subscriptionId, status, limit, cursor) (got "new")',
+      "query.sort":
+        'is not a parameter of this route (subscriptionId, executionId, eventId, status, limit, cursor) (got "new")',
     });
     const cursor = await h.as("admin").get("/v1/webhooks/dead-letters?cursor=bm90LWEtY3Vyc29y");
     expect(cursor.status).toBe(400);

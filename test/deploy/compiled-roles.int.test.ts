@@ -62,11 +62,14 @@ describe("compiled image", () => {
     expect(migrate.output()).toMatch(/Applied \d+ of \d+ migrations/);
 
     const ports = { api: await freePort(), runner: await freePort(), indexer: await freePort() };
+    // /metrics: the api's on its health port, never on the public API port.
+    const metricsPorts = { ...ports, api: await freePort() };
     const env = {
       DATABASE_URL: databaseUrl,
       REDIS_URL: redisUrl(),
       TENOR_REDIS_PREFIX: prefix,
       TENOR_API_PORT: String(ports.api),
+      TENOR_API_HEALTH_PORT: String(metricsPorts.api),
       TENOR_RUNNER_HEALTH_PORT: String(ports.runner),
       TENOR_INDEXER_HEALTH_PORT: String(ports.indexer),
       TENOR_DATABASE_POOL_MAX: "4",
@@ -84,8 +87,8 @@ describe("compiled image", () => {
           60_000,
         );
       }
-      for (const { role, port } of roles) {
-        const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
+      for (const { role } of roles) {
+        const metrics = await fetch(`http://127.0.0.1:${metricsPorts[role]}/metrics`);
         expect(await metrics.text()).toContain(`tenor_process_cpu_seconds_total{role="${role}"}`);
         const check = runHealthcheck({ ...env, DAPI_ROLE: role });
         expect(await check.exited, check.output()).toBe(0);

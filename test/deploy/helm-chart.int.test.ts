@@ -239,6 +239,24 @@ describe("helm/tenor", () => {
     expect(monitor!.metadata.labels.release).toBe("prometheus");
   });
 
+  it("scrapes the api's metrics on its health port, never on the public API port", async () => {
+    const manifests = await render(productionValues);
+    const [monitor] = byKind(manifests, "ServiceMonitor");
+    expect(monitor!.spec.endpoints.map((e: Manifest) => e.port)).toEqual(["metrics"]);
+    const api = byKind(manifests, "Deployment").find((d) => d.metadata.name === "rel-tenor-api")!;
+    const container = api.spec.template.spec.containers[0];
+    expect(envOf(container).TENOR_API_HEALTH_PORT.value).toBe("3003");
+    expect(container.ports).toEqual([
+      { name: "http", containerPort: 3000 },
+      { name: "metrics", containerPort: 3003 },
+    ]);
+    for (const role of CHART_ROLES) {
+      const service = byKind(manifests, "Service").find((m) => m.metadata.name === `rel-tenor-${role}`)!;
+      const metrics = service.spec.ports.find((p: Manifest) => p.name === "metrics");
+      expect(metrics.targetPort, role).toBe(role === "api" ? "metrics" : "http");
+    }
+  });
+
   it("passes the tracing endpoint and the commit to every role only when set", async () => {
     const envOf = (deployment: Manifest) =>
       Object.fromEntries(

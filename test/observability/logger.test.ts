@@ -1,5 +1,7 @@
 import { EventEmitter } from "node:events";
 import { PassThrough } from "node:stream";
+import { context, trace } from "@opentelemetry/api";
+import { node } from "@opentelemetry/sdk-node";
 import { describe, expect, it } from "vitest";
 import {
   CATEGORY_OF_COMPONENT,
@@ -161,5 +163,34 @@ describe("logger", () => {
       /^\d{4}-\d\d-\d\dT[\d:.]+Z INFO {2}dapi\.engine \[runner\/engine\] turn started executionId=e-1 turn=3 note="two words" url=postgres:\/\/svc:\[redacted\]@db\/tenor$/,
     );
     expect(() => JSON.parse(lines[0] ?? "")).toThrow();
+  });
+});
+
+describe("logger inside a trace", () => {
+  it("puts the active span's trace and span id on every line written inside it, and none outside", async () => {
+    const provider = new node.NodeTracerProvider();
+    provider.register();
+    try {
+      const { stream, lines } = capture();
+      const logger = createLogger({ stream }).child({ component: "engine" });
+      const ids = await provider.getTracer("test").startActiveSpan("turn", async (span) => {
+        logger.info("inside");
+        await tick();
+        logger.warn("still inside, after an await");
+        span.end();
+        return span.spanContext();
+      });
+      logger.info("outside");
+      await tick();
+      expect(lines.map((l) => [l.message, l.traceId, l.spanId])).toEqual([
+        ["inside", ids.traceId, ids.spanId],
+        ["still inside, after an await", ids.traceId, ids.spanId],
+        ["outside", undefined, undefined],
+      ]);
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { WEBHOOK_ATTEMPT_OUTCOMES } from "../../src/observability/metrics.js";
+import { FAILURE_CLASSES } from "../../src/runtime/failure-class.js";
 import { SCHEDULE_NAMES } from "../../src/schedules/schedule-definition.js";
 import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../workers/organisation-deployments-schedule.js";
 
@@ -33,6 +34,8 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   // Keyed spaces (entities, workflows), and V8 heap spaces of prom-client's default metrics.
   space: /^[a-z_]+$/,
   domain: oneOf(["runner", "indexer"]),
+  class: oneOf(FAILURE_CLASSES),
+  activity: /^[a-z][a-z0-9]*([._-][a-z0-9]+)*$/,
   // Configured EIP-155 chain ids (the Ledger Index gauges).
   chain_id: /^[0-9]{1,12}$/,
   reason: oneOf(["pool_queue", "event_loop_lag", "in_flight"]),

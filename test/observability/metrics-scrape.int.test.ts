@@ -20,7 +20,11 @@ const prefix = testRedisPrefix(import.meta.url);
 const roles: RoleProcess[] = [];
 const port = (role: "api" | "runner" | "indexer") =>
   env[
-    { api: "TENOR_API_PORT", runner: "TENOR_RUNNER_HEALTH_PORT", indexer: "TENOR_INDEXER_HEALTH_PORT" }[role]
+    {
+      api: "TENOR_API_HEALTH_PORT",
+      runner: "TENOR_RUNNER_HEALTH_PORT",
+      indexer: "TENOR_INDEXER_HEALTH_PORT",
+    }[role]
   ];
 const scrape = async (role: "api" | "runner" | "indexer") => {
   const response = await fetch(`http://127.0.0.1:${port(role)}/metrics`);
@@ -40,6 +44,7 @@ beforeAll(async () => {
     TENOR_REDIS_PREFIX: prefix,
     TENOR_CONFIG: join(dir, "tenor.yaml"),
     TENOR_API_PORT: String(await freePort()),
+    TENOR_API_HEALTH_PORT: String(await freePort()),
     TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
     TENOR_INDEXER_HEALTH_PORT: String(await freePort()),
   };

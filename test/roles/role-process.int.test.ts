@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -83,6 +84,35 @@ describe("role process", () => {
     expect(proc.output()).toContain("pg_ctlcluster");
     expect(proc.output()).not.toContain("secret");
   });
+
+  for (const [role, setting] of [
+    ["api", "TENOR_API_PORT"],
+    ["runner", "TENOR_RUNNER_HEALTH_PORT"],
+    ["indexer", "TENOR_INDEXER_HEALTH_PORT"],
+  ] as const) {
+    it(`${role}: a port in use exits 1 at once naming it, before any work and without relaunching`, async () => {
+      const env = await baseEnv();
+      const holder = createServer();
+      await new Promise<void>((resolve) => holder.listen(Number(env[setting]), "0.0.0.0", resolve));
+      try {
+        const started = Date.now();
+        // A budget that would show retries: a bind failure must not use it.
+        const proc = start({ ...env, DAPI_ROLE: role, TENOR_STARTUP_RELAUNCH_BUDGET_MS: "3000" });
+        expect((await proc.exited).code).toBe(1);
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(proc.output()).toContain(`port ${env[setting]} (${setting}) is already in use`);
+        expect(proc.output()).toContain("PORT_UNAVAILABLE");
+        expect(proc.output()).not.toContain("relaunching");
+        // No work began: the process never joined shard ownership or runner liveness.
+        const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM replicas WHERE pid = $1", [
+          proc.child.pid,
+        ]);
+        expect(rows[0].n).toBe(0);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    });
+  }
 
   for (const role of ["api", "runner", "indexer"] as const) {
     it(`${role}: serves /livez and /readyz, then drains and exits 0 on SIGTERM`, async () => {

@@ -116,6 +116,7 @@ if (!INSTALLED) {
           ...env,
           DAPI_ROLE: role,
           [role === "api" ? "TENOR_API_PORT" : "TENOR_RUNNER_HEALTH_PORT"]: String(port),
+          TENOR_API_HEALTH_PORT: "0",
         },
       },
     );

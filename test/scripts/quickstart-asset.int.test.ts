@@ -23,6 +23,7 @@ beforeAll(async () => {
     REDIS_URL: redisUrl(),
     TENOR_REDIS_PREFIX: prefix,
     TENOR_API_PORT: String(await freePort()),
+    TENOR_API_HEALTH_PORT: String(await freePort()),
     TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
     TENOR_INDEXER_HEALTH_PORT: String(await freePort()),
     TENOR_DEV_CHAIN: "",

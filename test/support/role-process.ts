@@ -11,7 +11,8 @@ export interface RoleProcess {
 
 export function spawnRole(env: Record<string, string>): RoleProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
-    env: { PATH: process.env.PATH ?? "", ...env },
+    // Several apis run at once on a test machine: the api's health port is any free one unless named.
+    env: { PATH: process.env.PATH ?? "", TENOR_API_HEALTH_PORT: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";

@@ -65,9 +65,26 @@ describe("webhook addresses", () => {
       "fd00::1",
       "fe80::1",
       "::ffff:127.0.0.1",
+      "::ffff:7f00:1",
+      "::ffff:0:7f00:1",
+      "::127.0.0.1",
+      "64:ff9b::a9fe:a9fe",
+      "64:ff9b:1::808:808",
+      "2002:a00:1::",
+      "2001:db8::1",
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "fe80::1%eth0",
+      "1::2::3",
     ])
       expect(isInternalAddress(a), a).toBe(true);
-    for (const a of ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"])
+    for (const a of [
+      "93.184.216.34",
+      "8.8.8.8",
+      "2606:4700::1111",
+      "::ffff:8.8.8.8",
+      "64:ff9b::808:808",
+      "2002:808:808::1",
+    ])
       expect(isInternalAddress(a), a).toBe(false);
   });
 

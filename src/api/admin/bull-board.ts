@@ -14,6 +14,7 @@ import { audited } from "../audit/audit-trail.js";
 import { anyPrincipalOf, requirePermission } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { BULL_BOARD_PATH, SIGN_OUT_PATH } from "./admin-paths.js";
+import { boardActionGate } from "./board-actions.js";
 import { boardAuthentication, isMutating, readOnlyGate } from "./board-auth.js";
 import type { BoardSessions } from "./board-session.js";
 
@@ -144,6 +145,7 @@ export function bullBoardRouter(options: BullBoardOptions): { router: Router; cl
     boardAuthentication(options.keys, options.sessions),
     requirePermission("queuesRead"),
     readOnlyGate(),
+    boardActionGate(),
     async (_req, _res, next) => {
       try {
         if (Date.now() - discovered > DISCOVERY_INTERVAL_MS) {

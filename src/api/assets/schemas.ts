@@ -1,11 +1,11 @@
 import { z } from "zod";
 import { TEMPLATE_ID_PATTERN } from "../../config/asset-templates-schema.js";
 import {
+  chainIdParameter,
   noOtherParameters,
   pageCursor,
   pageLimit,
   queryEnum,
-  queryInteger,
   queryPattern,
 } from "../query-params.js";
 
@@ -58,9 +58,7 @@ const ListParameters = {
     .optional()
     .meta({ description: "`paused` or `active`.", type: "string", enum: [...ASSET_STATUSES] }),
   // The column is a PostgreSQL integer; a chain no longer configured still lists its assets.
-  chainId: queryInteger(1, 2_147_483_647)
-    .optional()
-    .meta({ description: "EIP-155 chain id.", type: "integer", minimum: 1, maximum: 2_147_483_647 }),
+  chainId: chainIdParameter.optional(),
   template: queryPattern(TEMPLATE_ID_PATTERN, "must match [a-z0-9-]{1,64}")
     .optional()
     .meta({ description: "Asset template id.", type: "string", pattern: TEMPLATE_ID_PATTERN.source }),

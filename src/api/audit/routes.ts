@@ -8,7 +8,7 @@ import { guard, principalOf } from "../auth/authenticate.js";
 import { handler, parseRequest } from "../http.js";
 import { authProblems, problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
-import { pgText, UUID_PATTERN } from "../query-params.js";
+import { pageLimit, pgText, UUID_PATTERN } from "../query-params.js";
 
 export const AuditEventSchema = z
   .object({
@@ -41,7 +41,7 @@ export const AuditQuerySchema = z
     subject: pgText(200).optional(),
     actorKeyId: z.string().regex(UUID_PATTERN, "must be a UUID").optional(),
     target: pgText(500).optional(),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: pageLimit,
     cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
   })
   .strict();

@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { TransactionRequest } from "../../chain/lifecycle/transaction-schemas.js";
+import { chainIdParameter } from "../query-params.js";
 
 /** `/v1/chains/{chainId}/...`: an EIP-155 chain id. */
 export const ChainIdParams = z.object({
-  chainId: z.coerce.number().int("must be an integer").positive("must be a positive chain id"),
+  chainId: chainIdParameter,
 });
 
 /**

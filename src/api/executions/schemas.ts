@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
 import { RecordedHistory } from "../../engine/recorded-history.js";
-import { pgText, pgTimestamp } from "../query-params.js";
+import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
 
 /**
  * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
@@ -165,7 +165,7 @@ export const ListQuerySchema = z
     idempotencyKey: pgText(255).optional(),
     createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
     createdBefore: pgTimestamp.optional().meta({ description: "Exclusive upper bound of createdAt." }),
-    limit: z.coerce.number().int().min(1).max(200).default(50),
+    limit: pageLimit,
     cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
   })
   .strict();

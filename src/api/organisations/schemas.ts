@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { chainIdParameter } from "../query-params.js";
 
 /** `GET /v1/organisations/systems?chainId=`: the optional chain filter. */
 export const SystemsQuery = z
   .object({
-    chainId: z.coerce.number().int("must be an integer").positive("must be a positive chain id").optional(),
+    chainId: chainIdParameter.optional(),
   })
   .strict();
 

@@ -177,6 +177,8 @@ async function listDeliveries(
     orgId: principalOf(res).orgId,
     limit: query.limit + 1,
     ...(query.subscriptionId !== undefined ? { subscriptionId: query.subscriptionId } : {}),
+    ...(query.executionId !== undefined ? { executionId: query.executionId } : {}),
+    ...(query.eventId !== undefined ? { eventId: query.eventId } : {}),
     ...((status ?? query.status) !== undefined ? { status: status ?? query.status } : {}),
     ...(after ? { after } : {}),
   });

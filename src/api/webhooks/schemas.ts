@@ -59,6 +59,14 @@ const DeliveryListParameters = {
   subscriptionId: queryPattern(UUID_PATTERN, "must be a UUID")
     .optional()
     .meta({ description: "Only this subscription's deliveries.", type: "string", format: "uuid" }),
+  executionId: queryPattern(UUID_PATTERN, "must be a UUID")
+    .optional()
+    .meta({ description: "Only deliveries of this execution's events.", type: "string", format: "uuid" }),
+  eventId: queryPattern(UUID_PATTERN, "must be a UUID").optional().meta({
+    description: "Only deliveries of this event (one per subscription).",
+    type: "string",
+    format: "uuid",
+  }),
   status: queryEnum(STATUSES)
     .optional()
     .meta({ description: "Only deliveries in this status.", type: "string", enum: [...STATUSES] }),
@@ -89,6 +97,10 @@ export const DeliverySchema = z
     test: z.boolean(),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    eventSettledAt: z.string().nullable().meta({
+      description:
+        "When every delivery of the event reached a final state (delivered, dead or cancelled); null while any is pending, again after a redelivery.",
+    }),
   })
   .meta({ id: "WebhookDelivery" });
 
@@ -100,9 +112,16 @@ export const DeliveryDetailSchema = DeliverySchema.extend({
   payload: z.unknown().meta({ description: "The JSON body every attempt sends." }),
   receipts: z.array(
     z.object({
-      attempt: z.number().int(),
+      attempt: z
+        .number()
+        .int()
+        .meta({ description: "1 for the first attempt; a redelivery counts from 1 again." }),
+      state: z.enum(["in_flight", "completed", "abandoned"]).meta({
+        description:
+          "completed: its outcome is recorded. in_flight: the delivery's latest attempt, within its lease. abandoned: its dispatcher stopped before the outcome (a later attempt started, the lease ended or the delivery moved on); it counts toward maxAttempts.",
+      }),
       startedAt: z.string(),
-      durationMs: z.number().int().nullable().meta({ description: "Null while in flight or abandoned." }),
+      durationMs: z.number().int().nullable().meta({ description: "Null unless completed." }),
       statusCode: z.number().int().nullable(),
       error: z.string().nullable(),
       response: z.string().nullable().meta({ description: "The first 512 bytes of the answer." }),

@@ -5,6 +5,21 @@ const HEX = /^0x([0-9a-fA-F]{2})*$/;
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 /** A decimal integer string (the API's wei grammar): no sign, no leading zeros, no exponent. */
 const INTEGER_TEXT = /^(0|[1-9][0-9]*)$/;
+/** 2^256 − 1: the largest value an EVM `uint256` (a transaction's value) holds. */
+const UINT256_MAX = 2n ** 256n - 1n;
+/** 2^64 − 1: the largest gas limit a transaction can carry. */
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** A decimal integer string of at most `max`, refused at the API naming the bound. */
+function boundedInteger(what: string, max: bigint, bound: string) {
+  return z
+    .string()
+    .regex(INTEGER_TEXT, `must be a decimal integer string${what}`)
+    .refine(
+      (v) => !INTEGER_TEXT.test(v) || (v.length <= 80 && BigInt(v) <= max),
+      `must be at most ${bound} (${max})`,
+    );
+}
 
 export const address = z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address");
 export const txHash = z
@@ -20,9 +35,9 @@ const TransactionFields = z.object({
   /** Calldata without attribution; the ERC-8021 suffix is appended by the lifecycle. */
   data: z.string().regex(HEX, "must be 0x-prefixed hex bytes").default("0x"),
   /** Native value in wei, a decimal integer string. */
-  valueWei: z.string().regex(INTEGER_TEXT, "must be a decimal integer string of wei").default("0"),
+  valueWei: boundedInteger(" of wei", UINT256_MAX, "2^256 − 1, a uint256").default("0"),
   /** Gas units; estimated by the node when absent. */
-  gasLimit: z.string().regex(INTEGER_TEXT, "must be a decimal integer string").optional(),
+  gasLimit: boundedInteger("", UINT64_MAX, "2^64 − 1").optional(),
   /** ERC-8021 attribution codes (schema 0). */
   attribution: z.array(z.string()).min(1).default(["tenor"]),
   /** Wait for gas funding until this instant instead of failing with GAS_REQUIRED at once. */
