@@ -163,17 +163,20 @@ export async function explore(world: ExplorerWorld, options: ExplorerOptions): P
 }
 
 /**
- * The short form's sample: per shape one run whose fault kind rotates with the shape's index and
- * the seed (so the shapes together cover every kind), at a seeded point that takes that kind; and
- * the regression run of defect 1 (22P05 on the first journal row of `all-settled`, quote's).
+ * The short form's sample: per shape two runs whose fault kinds rotate with the shape's index and
+ * the seed (so the shapes together cover every kind several times over), each at a seeded point
+ * that takes that kind; and the regression run of defect 1 (22P05 on the first journal row of
+ * `all-settled`, quote's).
  */
 function shortSample(shape: Shape, index: number, points: PointRecord[], seed: number) {
   const random = generator(seed * 7_919 + index + 1);
   const picks: { shape: string; point: string; fault: FaultKind }[] = [];
-  const fault = ALL_FAULTS[(index + seed) % ALL_FAULTS.length] as FaultKind;
-  const eligible = points.filter((p) => faultsFor(p.name).includes(fault));
-  const point = eligible[Math.floor(random() * eligible.length)];
-  if (point) picks.push({ shape: shape.name, point: point.name, fault });
+  for (const slot of [0, 1]) {
+    const fault = ALL_FAULTS[(index * 2 + slot + seed) % ALL_FAULTS.length] as FaultKind;
+    const eligible = points.filter((p) => faultsFor(p.name).includes(fault));
+    const point = eligible[Math.floor(random() * eligible.length)];
+    if (point) picks.push({ shape: shape.name, point: point.name, fault });
+  }
   if (shape.name === "all-settled") {
     const firstRow = points.find((p) => /^pg:tenor_append_entr/.test(p.name));
     if (firstRow && !picks.some((p) => p.point === firstRow.name && p.fault === "22P05")) {
