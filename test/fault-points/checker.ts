@@ -20,7 +20,8 @@ export const TERMINAL_BOUND_MS = 30_000;
 export const TURN_BUDGET = 12;
 
 /** Statements that write journal rows (a step's, an activity's, a wait's resolution), by point name. */
-const ROW_STATEMENT = /^pg:(tenor_append_entr|tenor_resolve_entr|tenor_complete_many|update_journal_entries|insert_into_journal_entries)/;
+const ROW_STATEMENT =
+  /^pg:(tenor_append_entr|tenor_resolve_entr|tenor_complete_many|update_journal_entries|insert_into_journal_entries)/;
 /** Statements that write a completion's output. */
 const COMPLETION_STATEMENT = /^pg:tenor_complete_many/;
 
