@@ -1,6 +1,7 @@
 import type { ExecutionView } from "../../src/engine/execution-client.js";
+import type { TestProcess } from "../support/processes.js";
 import { checkRun, TERMINAL_BOUND_MS, TURN_BUDGET, turnOf } from "./checker.js";
-import { ALL_FAULTS, type FaultKind, faultsFor, parseRunName, runName } from "./faults.js";
+import { ALL_FAULTS, type FaultKind, faultsFor, isKill, parseRunName, runName } from "./faults.js";
 import type { Armed, PointRecord } from "./interposer.js";
 import { SHAPES, type Shape } from "./shapes.js";
 import type { ExplorerWorld } from "./world.js";
@@ -196,7 +197,13 @@ async function runOnce(
   expectedChildren: number,
 ): Promise<RunResult> {
   let runner = await world.runner();
-  await runner.arm({ armed, retired });
+  try {
+    await runner.arm({ armed, retired });
+  } catch {
+    // The previous run's kill landed after its execution ended, while this one was being armed.
+    runner = await world.runner();
+    await runner.arm({ armed, retired });
+  }
   const armedProcess = runner.process;
   const startedAt = Date.now();
   const id = await world.start(shape.workflow, shape.input(tag));
@@ -213,6 +220,7 @@ async function runOnce(
     await pause(50);
   }
   const elapsedMs = Date.now() - startedAt;
+  if (view.status === "completed" || view.status === "failed") await settle(world, armed, armedProcess);
   // A kill-after at the last point may land while we ask; such a run recorded no points anyway.
   const points = armedProcess.running()
     ? await runner.collect().then(
@@ -235,6 +243,28 @@ async function runOnce(
   );
   retired.push(...rows.map((r) => r.id));
   return { problems, points, reached: armed === null || firedAt !== null, children: rows.length - 1 };
+}
+
+/** How long trailing traffic (the job's finish, the finished notice) may take after the terminal status, in ms. */
+const TRAILING_MS = 400;
+/** How long an armed fault may take to fire after the terminal status, in ms. */
+const TRAILING_FAULT_MS = 2_000;
+
+/**
+ * Lets the traffic that follows a terminal status happen before the run is judged and the next one
+ * armed: a clean run records its trailing points, an armed one fires at them (a kill there must
+ * end this runner before the next run is armed on it).
+ */
+async function settle(world: ExplorerWorld, armed: Armed | null, runner: TestProcess): Promise<void> {
+  if (!armed) {
+    await pause(TRAILING_MS);
+    return;
+  }
+  const deadline = Date.now() + TRAILING_FAULT_MS;
+  while (Date.now() < deadline && runner.running() && !(await world.firedAt(armed.run))) await pause(50);
+  if (isKill(armed.fault) && (await world.firedAt(armed.run))) {
+    await Promise.race([runner.exit, pause(5_000)]);
+  }
 }
 
 /** Delivers what a parked shape waits for from outside; true once delivered. */
