@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { ExecutionView } from "../../src/engine/execution-client.js";
 import { findJournalDefects } from "../chaos/history-checker.js";
-import { type FaultKind, handsOver, isDataError } from "./faults.js";
+import { type FaultKind, handsOver, isDataError, isKill } from "./faults.js";
 import type { ExpectedResult } from "./shapes.js";
 
 /**
@@ -32,8 +32,8 @@ export interface RunFacts {
   elapsedMs: number;
   /** The armed fault, null for a clean run. */
   fault: { point: string; kind: FaultKind } | null;
-  /** When the fault fired (PostgreSQL clock), null when the point was not reached. */
-  firedAt: Date | null;
+  /** When (PostgreSQL clock) and in which runner the fault fired; null when the point was not reached. */
+  fired: { at: Date; pid: number } | null;
   /** Child executions the clean run created (for the duplicate-child rule). */
   expectedChildren: number;
 }
@@ -127,9 +127,11 @@ function sameWithRefusals(expected: unknown, actual: unknown): boolean {
 
 /**
  * A step's (or activity's) work may run again only when the fault hands the turn over (a kill, a
- * terminated PostgreSQL connection, a dropped Redis connection) and fired inside that step's
+ * terminated PostgreSQL connection, a dropped Redis connection) and fell inside that step's
  * window: after the earlier run's body started and before its checkpoint (the journal row of that
- * name) committed.
+ * name) committed. A kill is recorded just before the process dies, so for a kill the window's
+ * start is "the earlier run was in the killed process" (a body may start between the record and
+ * the death).
  */
 async function checkReruns(pool: Pool, facts: RunFacts): Promise<string[]> {
   const { rows } = await pool.query<{ execution_id: string; step: string; at: Date; pid: number }>(
@@ -149,18 +151,23 @@ async function checkReruns(pool: Pool, facts: RunFacts): Promise<string[]> {
     const checkpoint = await checkpointAt(pool, first.execution_id, first.step);
     for (let i = 1; i < runs.length; i++) {
       const earlier = runs[i - 1] as (typeof rows)[number];
+      const { fault, fired } = facts;
+      const started =
+        fault !== null &&
+        fired !== null &&
+        (isKill(fault.kind) ? earlier.pid === fired.pid : fired.at >= earlier.at);
       const explained =
-        facts.fault !== null &&
-        handsOver(facts.fault.kind) &&
-        facts.firedAt !== null &&
-        facts.firedAt.getTime() >= earlier.at.getTime() &&
-        (checkpoint === null || facts.firedAt.getTime() <= checkpoint.getTime());
+        fault !== null &&
+        fired !== null &&
+        handsOver(fault.kind) &&
+        started &&
+        (checkpoint === null || fired.at.getTime() <= checkpoint.getTime());
       if (!explained) {
         const where = first.execution_id === facts.executionId ? "" : ` (child ${first.execution_id})`;
         problems.push(
           `re-run: step ${first.step}${where} ran ${runs.length} times (pids ${runs.map((r) => r.pid).join(",")}, ` +
             `at ${runs.map((r) => r.at.toISOString().slice(11, 23)).join(", ")}; checkpoint ${checkpoint?.toISOString().slice(11, 23) ?? "none"}` +
-            `${facts.firedAt ? `; fault at ${facts.firedAt.toISOString().slice(11, 23)}` : "; no fault fired"})`,
+            `${facts.fired ? `; fault at ${facts.fired.at.toISOString().slice(11, 23)} in pid ${facts.fired.pid}` : "; no fault fired"})`,
         );
         break;
       }

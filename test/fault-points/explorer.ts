@@ -228,13 +228,13 @@ async function runOnce(
         () => [],
       )
     : [];
-  const firedAt = armed ? await world.firedAt(armed.run) : null;
+  const fired = armed ? await world.fired(armed.run) : null;
   const problems = await checkRun(world.db.pool, shape.expected, {
     executionId: id,
     view,
     elapsedMs,
     fault: armed ? { point: armed.point, kind: armed.fault } : null,
-    firedAt,
+    fired,
     expectedChildren,
   });
   const { rows } = await world.db.pool.query<{ id: string }>(
@@ -242,7 +242,7 @@ async function runOnce(
     [id],
   );
   retired.push(...rows.map((r) => r.id));
-  return { problems, points, reached: armed === null || firedAt !== null, children: rows.length - 1 };
+  return { problems, points, reached: armed === null || fired !== null, children: rows.length - 1 };
 }
 
 /** How long trailing traffic (the job's finish, the finished notice) may take after the terminal status, in ms. */
@@ -261,8 +261,8 @@ async function settle(world: ExplorerWorld, armed: Armed | null, runner: TestPro
     return;
   }
   const deadline = Date.now() + TRAILING_FAULT_MS;
-  while (Date.now() < deadline && runner.running() && !(await world.firedAt(armed.run))) await pause(50);
-  if (isKill(armed.fault) && (await world.firedAt(armed.run))) {
+  while (Date.now() < deadline && runner.running() && !(await world.fired(armed.run))) await pause(50);
+  if (isKill(armed.fault) && (await world.fired(armed.run))) {
     await Promise.race([runner.exit, pause(5_000)]);
   }
 }

@@ -114,7 +114,6 @@ export class Interposer {
 
   /** The execution `executionId` belongs to the current run (its turn is about to begin). */
   learn(executionId: string): void {
-    if (process.env.FP_DEBUG) process.stderr.write(`learn ${executionId}\n`);
     if (!this.retired.has(executionId)) this.interest.add(executionId);
   }
 
@@ -210,8 +209,7 @@ export class Interposer {
       belongs = this.interest.size > 0 && this.mentions(`${text}\n${safeJson(values)}`);
       if (belongs && state.inTransaction) state.transactionMentions = true;
     }
-    if (process.env.FP_DEBUG)
-      process.stderr.write(`pg ${belongs} ${this.interest.size} ${text.slice(0, 60).replace(/\s+/g, " ")}\n`);
+    process.stderr.write(`pg ${belongs} ${this.interest.size} ${text.slice(0, 60).replace(/\s+/g, " ")}\n`);
     if (!belongs) return null;
     const point = this.nextName("pg", pgLabel(text, name));
     const fault = this.reach(point, text.replace(/\s+/g, " ").trim());

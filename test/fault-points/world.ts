@@ -70,8 +70,8 @@ export interface ExplorerWorld {
    * false when the execution was not parked on it (vote again later).
    */
   approve(executionId: string, paramsHash: string): Promise<boolean>;
-  /** When the fault of run `run` fired (PostgreSQL clock), null if it never did. */
-  firedAt(run: string): Promise<Date | null>;
+  /** When (PostgreSQL clock) and in which runner the fault of run `run` fired; null if it never did. */
+  fired(run: string): Promise<{ at: Date; pid: number } | null>;
   close(): Promise<void>;
 }
 
@@ -111,11 +111,9 @@ export async function createExplorerWorld(testFile: string): Promise<ExplorerWor
           REDIS_URL: url,
           TENOR_REDIS_PREFIX: prefix,
           TENOR_CONFIG: configFile,
-          ...(process.env.FP_DEBUG ? { FP_DEBUG: "1" } : {}),
         },
       },
     );
-    if (process.env.FP_DEBUG) child.child.stderr?.pipe(process.stderr);
     await child.waitFor(/\{"ready":true/, 60_000);
     return runnerHandle(child);
   };
@@ -149,12 +147,12 @@ export async function createExplorerWorld(testFile: string): Promise<ExplorerWor
       }
       return false;
     },
-    async firedAt(run) {
-      const { rows } = await db.pool.query<{ at: Date }>(
-        "SELECT at FROM fp_faults WHERE run = $1 ORDER BY n LIMIT 1",
+    async fired(run) {
+      const { rows } = await db.pool.query<{ at: Date; pid: number }>(
+        "SELECT at, pid FROM fp_faults WHERE run = $1 ORDER BY n LIMIT 1",
         [run],
       );
-      return rows[0]?.at ?? null;
+      return rows[0] ?? null;
     },
     async close() {
       if (current?.process.running()) await current.process.kill();
