@@ -126,7 +126,11 @@ function explainedBy(faults: Fault[], earlier: Run, later: Run): boolean {
   });
 }
 
-async function findJournalDefects(pool: Pool, executions: { id: string; turn: number }[]): Promise<string[]> {
+/** Positions 0..n-1 present, none pending, none from a turn newer than the execution's (also used by test/fault-points). */
+export async function findJournalDefects(
+  pool: Pool,
+  executions: { id: string; turn: number }[],
+): Promise<string[]> {
   const defects: string[] = [];
   for (const execution of executions) {
     const { rows } = await pool.query<{ position: number; state: string; turn: number }>(

@@ -33,17 +33,21 @@ export interface TestProcess {
 
 const started = new Set<TestProcess>();
 
-/** Spawns `command` with `args`; stdout and stderr are captured, stdin is closed. */
+/**
+ * Spawns `command` with `args`; stdout and stderr are captured, stdin is closed. `ipc`: also open
+ * Node's IPC channel (`child.send`, `process.on("message")` in the child), for a process the test
+ * steers while it runs.
+ */
 export function spawnProcess(
   name: string,
   command: string,
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: { env?: Record<string, string>; cwd?: string; ipc?: boolean } = {},
 ): TestProcess {
   const child = spawn(command, args, {
     cwd: options.cwd ?? repoRoot,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: options.ipc ? ["ignore", "pipe", "pipe", "ipc"] : ["ignore", "pipe", "pipe"],
   });
   if (child.pid === undefined) throw new Error(`could not spawn ${name} (${command})`);
   const pid = child.pid;
