@@ -419,6 +419,25 @@ export class JournalCursor {
   }
 }
 
+/**
+ * Runs a store write again after an infrastructure failure (a serialization failure, a dropped
+ * connection), a few times with a short growing pause; a typed refusal (a stale fence, a value the
+ * server refused) is thrown at once. For the writes made outside a cursor: the completion that
+ * carries the last step's row, an activity's outcome. A transient error retries the write, never
+ * the work.
+ */
+export async function retryTransient<T>(operation: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (error instanceof TenorError && !error.retryable) throw error;
+      if (attempt >= CHECKPOINT_WRITE_ATTEMPTS) throw error;
+      await delay(50 * attempt);
+    }
+  }
+}
+
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -11,6 +11,7 @@ import {
   toFailureRecord,
 } from "./errors.js";
 import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-store.js";
+import { retryTransient } from "./journal-cursor.js";
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
 import { StopSignal } from "./turn-stop.js";
@@ -184,7 +185,9 @@ export class TurnRunner {
     const reason = ctx.stop.reason;
     if (ahead && output?.ok) {
       try {
-        await store.complete(fence, output.value, ahead);
+        // Retried on a transient error: the statement carries the last step's row, whose work
+        // must not run again because a serialization failure or a dropped connection met it.
+        await retryTransient(() => store.complete(fence, output.value, ahead));
       } catch (error) {
         // PostgreSQL refused a row the body had already seen; it is journaled as a refusal now.
         if (isRefusedBy(error, ENGINE_ERRORS.RESULT_NOT_STORABLE)) {

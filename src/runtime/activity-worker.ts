@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import { z } from "zod";
 import type { ActivityRegistry, AnyActivity } from "../engine/activity.js";
 import { unstorableResult } from "../engine/errors.js";
+import { retryTransient } from "../engine/journal-cursor.js";
 import { isRefusal, refusalRecord } from "../engine/refusals.js";
 import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
 import type { Logger } from "../observability/logger.js";
@@ -116,11 +117,10 @@ async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorker
       output = await activity.run(input, { executionId, position, attempt });
     } catch (error) {
       if (isRefusal(error, activity.nonRetryable)) {
-        await options.store.resolve(executionId, position, {
-          state: "error",
-          error: refusalRecord(error),
-          attempts: attempt,
-        });
+        const record = refusalRecord(error);
+        await retryTransient(() =>
+          options.store.resolve(executionId, position, { state: "error", error: record, attempts: attempt }),
+        );
         return;
       }
       if (attempt >= policy.attempts) throw error;
@@ -131,13 +131,11 @@ async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorker
     // The same boundary as an inline step's (src/engine/errors.ts, unstorableResult).
     const maxBytes = options.maxStoredValueBytes ?? DEFAULT_MAX_STORED_VALUE_BYTES;
     const refusal = unstorableResult(pending.step, position, result, maxBytes);
-    await options.store.resolve(
-      executionId,
-      position,
-      refusal
-        ? { state: "error", error: refusalRecord(refusal), attempts: attempt }
-        : { state: "ok", result, attempts: attempt },
-    );
+    const outcome = refusal
+      ? { state: "error" as const, error: refusalRecord(refusal), attempts: attempt }
+      : { state: "ok" as const, result, attempts: attempt };
+    // Retried on a transient error: the write, never the activity (src/engine/journal-cursor.ts).
+    await retryTransient(() => options.store.resolve(executionId, position, outcome));
     return;
   }
 }
