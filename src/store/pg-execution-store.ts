@@ -300,24 +300,39 @@ export class PgExecutionStore implements ExecutionStore {
    * the code and the escaped, shortened message are kept without the details.
    */
   async fail(fence: Fence, failure: FailureRecord): Promise<void> {
-    try {
-      await this.fencedUpdate(fence, "failure", SQL.fail, [json(failure)]);
-    } catch (error) {
-      if (!isRefusedRow(error)) throw error;
-      const { value, escaped } = escapeUnstorable(failure.message.slice(0, FAILURE_MESSAGE_FALLBACK_CHARS));
-      const minimal: FailureRecord = {
-        code: escapeText(failure.code),
-        message: value as string,
-        retryable: failure.retryable,
-        details: { detailsDropped: `PostgreSQL refused the full record: ${(error as Error).message}` },
-        escaped: [...(failure.escaped ?? []), ...(escaped.length > 0 ? ["message"] : []), "details"],
-      };
-      await this.fencedUpdate(fence, "failure", SQL.fail, [json(minimal)]);
-    }
+    const { value, escaped } = escapeUnstorable(failure.message.slice(0, FAILURE_MESSAGE_FALLBACK_CHARS));
+    const minimal: FailureRecord = {
+      code: escapeText(failure.code),
+      message: value as string,
+      retryable: failure.retryable,
+      details: { detailsDropped: "PostgreSQL refused the full record" },
+      escaped: [...(failure.escaped ?? []), ...(escaped.length > 0 ? ["message"] : []), "details"],
+    };
+    await this.refusalTolerant([failure, failure, minimal], (record) =>
+      this.fencedUpdate(fence, "failure", SQL.fail, [json(record)]),
+    );
   }
 
   async park(fence: Fence, waits: WaitDescriptor[], wakeAt: Date | null): Promise<void> {
-    await this.fencedUpdate(fence, "wait", SQL.park, [json(storableWaits(waits)), wakeAt]);
+    await this.refusalTolerant(waitVersions(waits), (w) =>
+      this.fencedUpdate(fence, "wait", SQL.park, [json(w), wakeAt]),
+    );
+  }
+
+  /**
+   * A turn-ending write the server refuses for its data is tried once more as it is (an integrity
+   * error can come from a concurrent writer), then in its reduced form (a failure without its
+   * details, waits without theirs), and only then refused: the run and the work behind it are
+   * kept whenever a smaller record can hold them (docs/engine.md, "What PostgreSQL can store").
+   */
+  private async refusalTolerant<V, R>(versions: readonly V[], write: (version: V) => Promise<R>): Promise<R> {
+    for (let i = 0; ; i++) {
+      try {
+        return await write(versions[i] as V);
+      } catch (error) {
+        if (!isRefusedRow(error) || i >= versions.length - 1) throw error;
+      }
+    }
   }
 
   async suspend(
@@ -326,17 +341,17 @@ export class PgExecutionStore implements ExecutionStore {
     wakeAt: Date,
     newOutage: boolean,
   ): Promise<{ attempts: number; since: Date }> {
-    const row = await this.fencedUpdate(fence, "suspension", SQL.suspend, [
-      json(storableWaits([wait])),
-      wakeAt,
-      newOutage,
-    ]);
+    const row = await this.refusalTolerant(waitVersions([wait]), (w) =>
+      this.fencedUpdate(fence, "suspension", SQL.suspend, [json(w), wakeAt, newOutage]),
+    );
     return { attempts: row.recovery_attempts, since: row.suspended_since };
   }
 
   async hold(fence: Fence, failure: FailureRecord, wakeAt: Date): Promise<void> {
     const wait: WaitDescriptor = { kind: "fix", name: failure.code, details: { message: failure.message } };
-    await this.fencedUpdate(fence, "hold", SQL.hold, [json(failure), json(storableWaits([wait])), wakeAt]);
+    await this.refusalTolerant(waitVersions([wait]), (w) =>
+      this.fencedUpdate(fence, "hold", SQL.hold, [json(failure), json(w), wakeAt]),
+    );
   }
 
   /** This turn's own row at `position`, if it has one (see SQL.entryOfTurn). */
@@ -391,6 +406,19 @@ function outputNotStorable(fence: Fence, error: unknown): BusinessError {
 /** Waits as the projection shows them: text PostgreSQL cannot store is written out as escapes. */
 function storableWaits(waits: WaitDescriptor[]): WaitDescriptor[] {
   return findUnstorable(waits) === null ? waits : (escapeUnstorable(waits).value as WaitDescriptor[]);
+}
+
+/** The waits as given (twice: see refusalTolerant), then without their details. */
+function waitVersions(waits: WaitDescriptor[]): WaitDescriptor[][] {
+  const storable = storableWaits(waits);
+  const reduced = storable.map((w) => ({
+    kind: w.kind,
+    name: w.name,
+    ...(w.position !== undefined ? { position: w.position } : {}),
+    ...(w.until !== undefined ? { until: w.until } : {}),
+    details: { detailsDropped: "PostgreSQL refused the full wait" },
+  }));
+  return [storable, storable, reduced];
 }
 
 /** Columns of a step row written with its completion (SQL.completeMany, $4..$13). */
