@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -297,6 +297,30 @@ describe("helm/tenor", () => {
       (v.config as Record<string, unknown>).shutdown = { graceMs: 1 };
     });
     expect((await helmRun(["template", "rel", chart, "-f", duplicated])).ok).toBe(false);
+  });
+
+  it("validates config: against the configuration schema at render, accepting the chart's own values files", async () => {
+    const ciValues = readdirSync(join(chart, "ci")).map((f) => join(chart, "ci", f));
+    for (const file of [join(chart, "values.yaml"), ...ciValues]) {
+      const lint = await helmRun(["lint", chart, "--strict", "-f", file]);
+      expect(lint.out, file).toContain("0 chart(s) failed");
+    }
+    const misspelt = valuesFile("config-misspelt", (v) => {
+      (v.config as Record<string, unknown>).durable = { runnerConcurency: 50 };
+    });
+    const lint = await helmRun(["lint", chart, "--strict", "-f", misspelt]);
+    expect(lint.ok).toBe(false);
+    expect(lint.out).toContain("runnerConcurency");
+    const wrongType = valuesFile("config-wrong-type", (v) => {
+      (v.config as Record<string, unknown>).webhooks = { maxAttempts: "many" };
+    });
+    const template = await helmRun(["template", "rel", chart, "-f", wrongType]);
+    expect(template.ok).toBe(false);
+    expect(template.out).toMatch(/config\.webhooks\.maxAttempts/);
+    const outOfRange = valuesFile("config-out-of-range", (v) => {
+      (v.config as Record<string, unknown>).logLevel = "verbose";
+    });
+    expect((await helmRun(["template", "rel", chart, "-f", outOfRange])).ok).toBe(false);
   });
 
   it("the capacity gate refuses an over-committed release, naming the numbers", async () => {
