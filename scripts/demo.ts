@@ -3,7 +3,8 @@
  * local` starts anvil with the `demo-bond` asset template): issues API keys for organisation
  * "demo" with the same function as `npm run tenor -- keys create`, starts `asset.create` for a
  * bond, and prints each milestone with its transaction hash, the asset paused → active, and the
- * journal. The organisation comes from the key; the body names only the template and the bond.
+ * journal, then exports the execution's signed evidence. The organisation comes from the key; the
+ * body names only the template and the bond.
  * Usage: node --import tsx scripts/demo.ts [--symbol BND1] [--template demo-bond]
  */
 import { demoClient } from "./demo-client.js";
@@ -80,4 +81,17 @@ say("  journal:");
 const { json: journal } = await call("GET", `/v1/executions/${executionId}/steps`, operator);
 for (const entry of journal.steps) {
   say(`    #${entry.position} ${entry.kind.padEnd(9)} ${entry.name.padEnd(22)} ${entry.state}`);
+}
+// The signed evidence export an auditor receives (docs/console.md, "Evidence export"); the quick
+// start signs it with the public development key (config/dev/evidence-signing-key.pem).
+const evidence = await call("GET", `/v1/executions/${executionId}/evidence`, operator);
+if (evidence.status === 200) {
+  const records = evidence.json.records as unknown[];
+  const signature = evidence.json.signature as { keyId: string };
+  say(
+    `  evidence: ${evidence.json.format}, ${records.length} hash-chained records, head ${String(evidence.json.head).slice(0, 12)}…, signed by key ${signature.keyId.slice(0, 12)}… (check it offline: npm run tenor -- verify <file>)`,
+  );
+} else {
+  say(`  evidence: ${evidence.status} ${JSON.stringify(evidence.json)}`);
+  process.exitCode = 1;
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { parse as parseYaml } from "yaml";
+import { DEV_EVIDENCE_KEY_FILE, DEV_WEBHOOK_KEY, DEV_WEBHOOK_KEY_ENV } from "../dev-defaults.js";
 import { startAnvilProcess } from "./anvil-process.js";
 import { deployPriceResolver } from "./price-resolver.js";
 
@@ -21,9 +22,8 @@ export const DEV_CHAIN_DEFAULT_PORT = 8545;
 
 /** Environment variable naming the demo signer's key, and that key: anvil's first dev account (public, funded). */
 export const DEV_SIGNER_KEY_ENV = "TENOR_DEV_CHAIN_KEY";
-/** The development webhook secret key (32 bytes, base64): public, like anvil's first key. */
-export const DEV_WEBHOOK_KEY_ENV = "TENOR_DEV_WEBHOOK_KEY";
-const DEV_WEBHOOK_KEY = Buffer.from("development-only-webhook-key-001").toString("base64");
+export { DEV_WEBHOOK_KEY_ENV };
+
 const DEV_SIGNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 
 /** The asset template the quick start creates its bond from. */
@@ -131,7 +131,7 @@ export async function startDevChain(options: {
 /**
  * The configuration document with the demo chain (and signer) added, with `resolver` the
  * `demo-bond` asset template (unless the document has a template of that id), and the
- * development webhook secret key (unless the document configures its own).
+ * development webhook secret key and evidence signing key (unless the document configures its own).
  */
 export function withDevChain(
   document: Record<string, unknown>,
@@ -160,6 +160,7 @@ export function withDevChain(
     signers,
     ...(templates.length > 0 ? { assetTemplates: templates } : {}),
     webhooks: withDevWebhookKey(document.webhooks),
+    evidence: withDevEvidenceKey(document.evidence),
   };
 }
 
@@ -172,6 +173,12 @@ function withDevWebhookKey(webhooks: unknown): Record<string, unknown> {
   const configured =
     (Array.isArray(own.secretKeys) && own.secretKeys.length > 0) || own.plaintextSecrets === true;
   return configured ? own : { ...own, secretKeys: [{ id: "dev", key: { env: DEV_WEBHOOK_KEY_ENV } }] };
+}
+
+/** Evidence settings with the development signing key, so exports work locally, unless the document names a key. */
+function withDevEvidenceKey(evidence: unknown): Record<string, unknown> {
+  const own = evidence && typeof evidence === "object" ? (evidence as Record<string, unknown>) : {};
+  return own.signingKey ? own : { ...own, signingKey: { file: DEV_EVIDENCE_KEY_FILE } };
 }
 
 function readConfigDocument(file: string | undefined): Record<string, unknown> {

@@ -16,7 +16,7 @@ import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 
 /**
- * Bull Board as a person uses it: the Debian chromium (installed by .ci/run), headless, driven by
+ * Bull Board as a person uses it: the Debian chromium (installed by `npm test`'s setup step, scripts/test-setup.ts), headless, driven by
  * playwright-core against the api app on a real port. No runner is needed: the board reads Redis.
  */
 const CHROMIUM = "/usr/bin/chromium";

@@ -1,7 +1,7 @@
 /**
  * The Helm chart's capacity gate (helm/tenor/templates/_helpers.tpl, `tenor.capacityGate`) as a
  * TypeScript function over the chart's values: at the peak of a rollout every role runs
- * replicaCount + maxSurge pods, each opening its pool plus its reserved sessions; that sum plus
+ * replicaCount (an HPA's maxReplicas when autoscaling is on) + maxSurge pods, each opening its pool plus its reserved sessions; that sum plus
  * the reserve must fit in PostgreSQL's max_connections minus the headroom. helm-chart.int.test.ts
  * checks that Helm and this function agree on every values file it renders.
  */
@@ -23,6 +23,7 @@ export interface RoleValues {
   replicaCount: number;
   poolMax: number;
   maxSurge: number | string;
+  autoscaling?: { enabled: boolean; maxReplicas: number };
 }
 
 export interface ChartValues {
@@ -43,9 +44,8 @@ export function connectionBudget(values: ChartValues): { needed: number; allowed
   let needed = values.postgresql.reserveConnections;
   for (const role of CHART_ROLES) {
     const r = values[`${role}Deployment`];
-    needed +=
-      (r.replicaCount + surgePods(r.replicaCount, r.maxSurge)) *
-      (r.poolMax + RESERVED_SESSIONS_PER_POD[role]);
+    const replicas = r.autoscaling?.enabled ? r.autoscaling.maxReplicas : r.replicaCount;
+    needed += (replicas + surgePods(replicas, r.maxSurge)) * (r.poolMax + RESERVED_SESSIONS_PER_POD[role]);
   }
   const allowed = values.postgresql.maxConnections - values.postgresql.headroomConnections;
   return { needed, allowed, fits: needed <= allowed };

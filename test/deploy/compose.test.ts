@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
+import { DEV_WEBHOOK_KEY, DEV_WEBHOOK_KEY_ENV, QUICK_START_DEFAULTS } from "../../scripts/dev-defaults.js";
+import { loadEvidenceSigningKey } from "../../src/api/evidence/signing-key.js";
+import { loadConfig } from "../../src/config/index.js";
 import {
   composeViolations,
   dockerfileStages,
@@ -127,6 +130,56 @@ describe("docker-compose.yml", () => {
       expect(violations.join("\n")).toContain(expected);
     },
   );
+});
+
+describe("docker-compose.yml for development", () => {
+  const services = () => loadCompose().services!;
+
+  it("publishes Redis and PostgreSQL on loopback at the quick start's default URLs", () => {
+    const { redis, postgres } = services();
+    expect(redis!.ports).toEqual(["127.0.0.1:6379:6379"]);
+    expect(postgres!.ports).toEqual(["127.0.0.1:5432:5432"]);
+    const database = new URL(QUICK_START_DEFAULTS.DATABASE_URL);
+    const env = postgres!.environment as Record<string, string>;
+    expect([database.hostname, database.port]).toEqual(["127.0.0.1", "5432"]);
+    expect(database.username).toBe(env.POSTGRES_USER);
+    expect(database.pathname).toBe(`/${env.POSTGRES_DB}`);
+    // The default URL carries no password: the development server must not ask for one.
+    expect(database.password).toBe("");
+    expect(env.POSTGRES_HOST_AUTH_METHOD).toBe("trust");
+    expect(String((postgres!.healthcheck as { test: string[] }).test)).toContain(
+      `-U ${env.POSTGRES_USER} -d ${env.POSTGRES_DB}`,
+    );
+    const redisUrl = new URL(QUICK_START_DEFAULTS.REDIS_URL);
+    expect(`${redisUrl.hostname}:${redisUrl.port}:6379`).toBe((redis!.ports as string[])[0]);
+    // The roles reach the same database by the service's name.
+    for (const role of ["api", "runner", "indexer"]) {
+      const roleDb = new URL((services()[role]!.environment as Record<string, string>).DATABASE_URL!);
+      expect([roleDb.username, roleDb.pathname], role).toEqual([database.username, database.pathname]);
+    }
+  });
+
+  it("gives the roles a development configuration the real config loader accepts, with evidence signing and a webhook key", () => {
+    for (const role of ["api", "runner", "indexer"]) {
+      const service = services()[role]!;
+      const env = service.environment as Record<string, string>;
+      // The mount: host directory → container directory, as Docker would resolve it.
+      const [hostDir, containerDir] = String((service.volumes as string[])[0]).split(":") as [string, string];
+      const readFile = (path: string) => {
+        expect(path.startsWith(`${containerDir}/`), path).toBe(true);
+        return readFileSync(
+          new URL(`${hostDir.replace(/^\.\//, "")}${path.slice(containerDir.length)}`, root),
+          "utf8",
+        );
+      };
+      const config = loadConfig({ env, readFile });
+      expect(config.webhooks.secretKeys).toEqual([{ id: "dev", key: { env: DEV_WEBHOOK_KEY_ENV } }]);
+      expect(env[DEV_WEBHOOK_KEY_ENV]).toBe(DEV_WEBHOOK_KEY);
+      expect(Buffer.from(env[DEV_WEBHOOK_KEY_ENV]!, "base64")).toHaveLength(32);
+      const signingKey = loadEvidenceSigningKey(config, { env, readFile });
+      expect(signingKey?.asymmetricKeyType).toBe("ed25519");
+    }
+  });
 });
 
 describe("Dockerfile", () => {

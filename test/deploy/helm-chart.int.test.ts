@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments, stringify } from "yaml";
 import { loadConfig } from "../../src/config/index.js";
 import { helmBinary } from "../support/helm-binary.js";
-import { CHART_ROLES, type ChartValues, connectionBudget } from "./capacity-rule.js";
+import { CHART_ROLES, type ChartValues, connectionBudget, type RoleValues } from "./capacity-rule.js";
 
 /**
  * helm/tenor rendered by the real Helm binary: lint, default and production-like values, the
@@ -299,6 +299,30 @@ describe("helm/tenor", () => {
     expect((await helmRun(["template", "rel", chart, "-f", duplicated])).ok).toBe(false);
   });
 
+  it("validates config: against the configuration schema at render, accepting the chart's own values files", async () => {
+    const ciValues = readdirSync(join(chart, "ci")).map((f) => join(chart, "ci", f));
+    for (const file of [join(chart, "values.yaml"), ...ciValues]) {
+      const lint = await helmRun(["lint", chart, "--strict", "-f", file]);
+      expect(lint.out, file).toContain("0 chart(s) failed");
+    }
+    const misspelt = valuesFile("config-misspelt", (v) => {
+      (v.config as Record<string, unknown>).durable = { runnerConcurency: 50 };
+    });
+    const lint = await helmRun(["lint", chart, "--strict", "-f", misspelt]);
+    expect(lint.ok).toBe(false);
+    expect(lint.out).toContain("runnerConcurency");
+    const wrongType = valuesFile("config-wrong-type", (v) => {
+      (v.config as Record<string, unknown>).webhooks = { maxAttempts: "many" };
+    });
+    const template = await helmRun(["template", "rel", chart, "-f", wrongType]);
+    expect(template.ok).toBe(false);
+    expect(template.out).toMatch(/config\.webhooks\.maxAttempts/);
+    const outOfRange = valuesFile("config-out-of-range", (v) => {
+      (v.config as Record<string, unknown>).logLevel = "verbose";
+    });
+    expect((await helmRun(["template", "rel", chart, "-f", outOfRange])).ok).toBe(false);
+  });
+
   it("the capacity gate refuses an over-committed release, naming the numbers", async () => {
     const result = await helmRun(["template", "rel", chart, "-f", overcommittedValues]);
     expect(result.ok).toBe(false);
@@ -338,5 +362,153 @@ describe("helm/tenor", () => {
       [true, true],
       [false, false],
     ]);
+  });
+
+  it("adds extraEnv, extraEnvFrom, extraVolumes/extraVolumeMounts and the config Secret to every role", async () => {
+    const file = valuesFile("extras", (v) => {
+      (v.secrets as Record<string, unknown>).configSecret = "tenor-config";
+      Object.assign(v, {
+        extraEnv: [{ name: "OTEL_TRACES_SAMPLER", value: "parentbased_traceidratio" }],
+        extraEnvFrom: [{ secretRef: { name: "tenor-otel-headers" } }],
+        extraVolumes: [{ name: "evidence-key", secret: { secretName: "tenor-evidence-key" } }],
+        extraVolumeMounts: [
+          { name: "evidence-key", mountPath: "/etc/tenor-secrets/evidence", readOnly: true },
+        ],
+      });
+    });
+    const deployments = byKind(await render(file), "Deployment");
+    expect(deployments).toHaveLength(3);
+    for (const deployment of deployments) {
+      const pod = deployment.spec.template.spec;
+      const [container] = pod.containers;
+      expect(envOf(container).OTEL_TRACES_SAMPLER.value).toBe("parentbased_traceidratio");
+      const from = container.envFrom.map((e: Manifest) => e.secretRef.name);
+      expect(from).toContain("tenor-config");
+      expect(from).toContain("tenor-otel-headers");
+      expect(pod.volumes).toContainEqual({
+        name: "evidence-key",
+        secret: { secretName: "tenor-evidence-key" },
+      });
+      expect(container.volumeMounts).toContainEqual({
+        name: "evidence-key",
+        mountPath: "/etc/tenor-secrets/evidence",
+        readOnly: true,
+      });
+      expect(container.volumeMounts.map((m: Manifest) => m.name)).toContain("config");
+    }
+  });
+
+  it("runs every pod as the chart's ServiceAccount, created first as a hook, or as a named one", async () => {
+    const manifests = await render();
+    const [account] = byKind(manifests, "ServiceAccount");
+    expect(account!.metadata.name).toBe("rel-tenor");
+    expect(Number(account!.metadata.annotations["helm.sh/hook-weight"])).toBeLessThan(0);
+    const pods = [...byKind(manifests, "Deployment"), ...byKind(manifests, "Job")].map(
+      (m) => m.spec.template.spec,
+    );
+    expect(pods).toHaveLength(4);
+    for (const pod of pods) {
+      expect(pod.serviceAccountName).toBe("rel-tenor");
+      expect(pod.automountServiceAccountToken).toBe(false);
+    }
+    const named = valuesFile("named-sa", (v) => {
+      Object.assign(v, { serviceAccount: { create: false, name: "platform-tenor", annotations: {} } });
+    });
+    const existing = await render(named);
+    expect(byKind(existing, "ServiceAccount")).toEqual([]);
+    for (const m of [...byKind(existing, "Deployment"), ...byKind(existing, "Job")]) {
+      expect(m.spec.template.spec.serviceAccountName).toBe("platform-tenor");
+    }
+  });
+
+  it("renders an Ingress to the api's public port only when enabled", async () => {
+    expect(byKind(await render(), "Ingress")).toEqual([]);
+    const file = valuesFile("ingress", (v) => {
+      Object.assign(v, {
+        ingress: {
+          enabled: true,
+          className: "nginx",
+          annotations: { "nginx.ingress.kubernetes.io/proxy-read-timeout": "300" },
+          hosts: [{ host: "api.tenor.test", paths: [{ path: "/", pathType: "Prefix" }] }],
+          tls: [{ secretName: "tenor-tls", hosts: ["api.tenor.test"] }],
+        },
+      });
+    });
+    const [ingress] = byKind(await render(file), "Ingress");
+    expect(ingress!.apiVersion).toBe("networking.k8s.io/v1");
+    expect(ingress!.spec.ingressClassName).toBe("nginx");
+    expect(ingress!.spec.tls).toEqual([{ secretName: "tenor-tls", hosts: ["api.tenor.test"] }]);
+    const [rule] = ingress!.spec.rules;
+    expect(rule.host).toBe("api.tenor.test");
+    expect(rule.http.paths[0].backend.service).toEqual({ name: "rel-tenor-api", port: { name: "http" } });
+  });
+
+  it("gives each role a PodDisruptionBudget of maxUnavailable 1 by default, and none when disabled", async () => {
+    const pdbs = byKind(await render(), "PodDisruptionBudget");
+    expect(pdbs.map((p) => [p.metadata.name, p.spec.maxUnavailable, p.spec.minAvailable])).toEqual([
+      ["rel-tenor-api", 1, undefined],
+      ["rel-tenor-runner", 1, undefined],
+      ["rel-tenor-indexer", 1, undefined],
+    ]);
+    const file = valuesFile("no-indexer-pdb", (v) => {
+      (
+        v.indexerDeployment as unknown as { podDisruptionBudget: { enabled: boolean } }
+      ).podDisruptionBudget.enabled = false;
+    });
+    expect(byKind(await render(file), "PodDisruptionBudget").map((p) => p.metadata.name)).toEqual([
+      "rel-tenor-api",
+      "rel-tenor-runner",
+    ]);
+  });
+
+  it("renders autoscaling/v2 HPAs for api and runners only when enabled, leaving them the replica count", async () => {
+    const defaults = await render();
+    expect(byKind(defaults, "HorizontalPodAutoscaler")).toEqual([]);
+    for (const d of byKind(defaults, "Deployment")) expect(d.spec.replicas).toBeTypeOf("number");
+    const hpa = { enabled: true, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 60 };
+    const file = valuesFile("hpa", (v) => {
+      v.apiDeployment.autoscaling = hpa;
+      v.runnerDeployment.autoscaling = hpa;
+      v.postgresql.maxConnections = 400;
+    });
+    const manifests = await render(file);
+    const hpas = byKind(manifests, "HorizontalPodAutoscaler");
+    expect(hpas.map((h) => h.metadata.name)).toEqual(["rel-tenor-api", "rel-tenor-runner"]);
+    for (const hpa of hpas) {
+      expect(hpa.apiVersion).toBe("autoscaling/v2");
+      expect(hpa.spec.scaleTargetRef).toEqual({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        name: hpa.metadata.name,
+      });
+      expect([hpa.spec.minReplicas, hpa.spec.maxReplicas]).toEqual([2, 5]);
+      expect(hpa.spec.metrics[0].resource).toEqual({
+        name: "cpu",
+        target: { type: "Utilization", averageUtilization: 60 },
+      });
+      const deployment = byKind(manifests, "Deployment").find((d) => d.metadata.name === hpa.metadata.name)!;
+      expect(deployment.spec.replicas).toBeUndefined();
+    }
+    expect(
+      byKind(manifests, "Deployment").find((d) => d.metadata.name === "rel-tenor-indexer")!.spec.replicas,
+    ).toBe(1);
+  });
+
+  it("prices an HPA's maxReplicas in the capacity gate, as capacity-rule.ts does", async () => {
+    const file = valuesFile("hpa-overcommitted", (v) => {
+      v.runnerDeployment.autoscaling = {
+        enabled: true,
+        minReplicas: 2,
+        maxReplicas: 20,
+        targetCPUUtilizationPercentage: 70,
+      } as RoleValues["autoscaling"];
+    });
+    const values = parse(readFileSync(file, "utf8"));
+    expect(connectionBudget(values).fits).toBe(false);
+    const result = await helmRun(["template", "rel", chart, "-f", file]);
+    expect(result.ok).toBe(false);
+    expect(result.out).toContain(
+      `capacity gate: roles need ${connectionBudget(values).needed} PostgreSQL connections`,
+    );
   });
 });

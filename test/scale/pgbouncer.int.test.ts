@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SYSTEM_PACKAGES } from "../../scripts/test-setup/system-packages.js";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { openReservedConnection } from "../../src/ownership/reserved-connection.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
@@ -16,7 +17,6 @@ import { type PgBouncer, pgbouncerInstalled, startPgBouncer } from "../support/p
 import { freePort } from "../support/ports.js";
 import {
   killAllProcesses,
-  repoRoot,
   spawnProcess,
   type TestProcess,
   WaitAborted,
@@ -39,9 +39,8 @@ const FIXTURE = "test/scale/fixtures/fault-roles.ts";
 /** Role processes compile the sources with tsx at start: slow on a loaded two-core machine. */
 const READY_TIMEOUT_MS = 120_000;
 
-const CI_INSTALLS_PGBOUNCER = /apt-get install[^\n]*\bpgbouncer\b/.test(
-  readFileSync(path.join(repoRoot, ".ci/run"), "utf8"),
-);
+/** The test command's setup step installs pgbouncer (scripts/test-setup.ts), so `npm test` runs this file. */
+const SETUP_INSTALLS_PGBOUNCER = SYSTEM_PACKAGES.some((p) => p.name === "pgbouncer");
 const INSTALLED = pgbouncerInstalled();
 
 /**
@@ -55,12 +54,12 @@ type Json = any;
 
 if (!INSTALLED) {
   describe("Tenor through PgBouncer", () => {
-    if (CI_INSTALLS_PGBOUNCER)
-      it.skip("SKIPPED: /usr/sbin/pgbouncer is not installed here (`apt-get install -y pgbouncer`; .ci/run installs it)", () => {});
+    if (SETUP_INSTALLS_PGBOUNCER)
+      it.skip("SKIPPED: /usr/sbin/pgbouncer is not installed here (`npm test` installs it: scripts/test-setup.ts)", () => {});
     else
-      it("needs /usr/sbin/pgbouncer, and .ci/run must install it", () => {
+      it("needs /usr/sbin/pgbouncer, and the test setup must install it", () => {
         throw new Error(
-          "pgbouncer is not installed and .ci/run does not install it: this test would never run",
+          "pgbouncer is not installed and scripts/test-setup.ts does not install it: this test would never run",
         );
       });
   });

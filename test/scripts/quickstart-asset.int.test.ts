@@ -8,7 +8,7 @@ import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.j
  * The quick start's demo as the README runs it: `npm run local` with no chain configured (so the
  * dev chain starts anvil, deploys the resolver and configures `demo-bond`), the three real roles,
  * and scripts/demo.ts creating a bond through the Platform API: every milestone with its hash,
- * paused → active.
+ * paused → active, and the execution's signed evidence export.
  */
 
 let db: TestDatabase;
@@ -69,5 +69,9 @@ describe("the quick start's asset creation", () => {
     expect(out).toMatch(/asset [0-9a-f-]{36}: paused\n/);
     expect(out).toMatch(/asset [0-9a-f-]{36}: paused → active/);
     expect(out).toContain('"status":"active"');
+    // Evidence export works out of the box: the quick start signs with the development key.
+    expect(out).toMatch(
+      /evidence: tenor\.evidence\/1, \d+ hash-chained records, head [0-9a-f]{12}…, signed by key [0-9a-f]{12}…/,
+    );
   }, 150_000);
 });

@@ -7,7 +7,7 @@ import { freePort } from "./ports.js";
 import { spawnProcess, type TestProcess } from "./processes.js";
 
 /**
- * A real PgBouncer (Debian's `pgbouncer` package; `.ci/run` installs it) started for one test
+ * A real PgBouncer (Debian's `pgbouncer` package; `npm test`'s setup step installs it) started for one test
  * file, in front of the local PostgreSQL. Every database name is forwarded to the server
  * (`* = host=… port=…`), authentication is `trust` with the user listed in its own userlist, so a
  * test reaches its own database through the pooler by swapping host and port in its URL.

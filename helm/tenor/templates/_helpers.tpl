@@ -41,6 +41,15 @@ test/deploy/capacity-rule.ts states the same numbers.
 {{- index $reserved . -}}
 {{- end -}}
 
+{{/* Most pods a role runs outside a rollout: the HPA's maxReplicas when autoscaling, else replicaCount. */}}
+{{- define "tenor.peakReplicas" -}}
+{{- if and .autoscaling .autoscaling.enabled -}}
+{{- int .autoscaling.maxReplicas -}}
+{{- else -}}
+{{- int .replicaCount -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Extra pods during a rollout: maxSurge as an integer or a percentage of replicas, rounded up like Kubernetes. */}}
 {{- define "tenor.surgePods" -}}
 {{- $surge := .maxSurge -}}
@@ -62,7 +71,8 @@ more PostgreSQL connections than the server accepts.
 {{- $roles := include "tenor.roles" . | fromJson -}}
 {{- range $role := list "api" "runner" "indexer" -}}
 {{- $r := index $roles $role -}}
-{{- $pods := add (int $r.replicaCount) (include "tenor.surgePods" $r | int) -}}
+{{- $replicas := include "tenor.peakReplicas" $r | int -}}
+{{- $pods := add $replicas (include "tenor.surgePods" (dict "maxSurge" $r.maxSurge "replicaCount" $replicas) | int) -}}
 {{- $perPod := add (int $r.poolMax) (include "tenor.reservedPerPod" $role | int) -}}
 {{- $total = add $total (mul $pods $perPod) -}}
 {{- $parts = append $parts (printf "%s %d pods × %d" $role $pods $perPod) -}}
@@ -111,4 +121,13 @@ locks across statements and must not go through a transaction-mode PgBouncer; el
     secretKeyRef:
       name: {{ .Values.secrets.existingSecret }}
       key: {{ .Values.secrets.databaseSessionUrlKey | default .Values.secrets.databaseUrlKey }}
+{{- end -}}
+
+{{/* The ServiceAccount every pod runs as: the chart's own unless serviceAccount.name names another. */}}
+{{- define "tenor.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "tenor.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
 {{- end -}}
