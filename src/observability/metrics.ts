@@ -26,7 +26,7 @@ export interface TenorMetrics {
   /** Failed executions by workflow and bounded failure class (src/runtime/failure-class.ts). */
   readonly executionFailures: client.Counter<"workflow" | "class">;
   readonly turnDuration: client.Histogram<"workflow" | "outcome">;
-  readonly stepDuration: client.Histogram<"workflow">;
+  readonly stepDuration: client.Histogram<"workflow" | "step">;
   /** One activity job's run (all its attempts), by declared activity name. */
   readonly activityDuration: client.Histogram<"activity">;
   /** Time a job waited between becoming ready and a worker taking it, by queue. */
@@ -92,8 +92,10 @@ export function createMetrics(role: Role): TenorMetrics {
     }),
     stepDuration: new client.Histogram({
       name: METRIC_NAMES.stepDuration,
-      help: "Duration of a step's work until its checkpoint, retries included, in seconds, by workflow.",
-      labelNames: ["workflow"],
+      help:
+        "Duration of a step's work until its checkpoint, retries included, in seconds, by workflow and step " +
+        "(the first 32 step names of a workflow; later ones as `other`).",
+      labelNames: ["workflow", "step"],
       buckets: DURATION_BUCKETS,
       registers,
     }),

@@ -36,6 +36,8 @@ export const LABEL_ALLOW_LIST: Readonly<Record<string, RegExp>> = {
   domain: oneOf(["runner", "indexer"]),
   class: oneOf(FAILURE_CLASSES),
   activity: /^[a-z][a-z0-9]*([._-][a-z0-9]+)*$/,
+  // Step names as workflow code writes them, at most 32 per workflow, then `other` (engine-metrics.ts).
+  step: /^[A-Za-z][A-Za-z0-9 ._:-]{0,99}$/,
   // Configured EIP-155 chain ids (the Ledger Index gauges).
   chain_id: /^[0-9]{1,12}$/,
   reason: oneOf(["pool_queue", "event_loop_lag", "in_flight"]),
