@@ -4,6 +4,7 @@ import type { Pool } from "pg";
 import { KeyedLanes } from "../keyed/keyed-lanes.js";
 import { METRIC_NAMES } from "../observability/metric-names.js";
 import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
+import { readinessStampsKey } from "../runtime/execution-queue.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { countLiveExecutions, countLiveRunners, countOverdueTimers } from "../store/pg-metrics-queries.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
@@ -81,7 +82,15 @@ export function registerRunnerGauges(
         queues.map(async (queue) => {
           // Oldest first: the job the next free worker takes.
           const [oldest] = await queue.getJobs(["wait"], 0, 0, true);
-          const readySince = oldest ? oldest.timestamp + (oldest.delay ?? 0) : null;
+          // A woken execution's job is as old as its run: its readiness stamp says since when it waits.
+          const stamp = oldest
+            ? await deps.redis.hget(readinessStampsKey(queue.qualifiedName), oldest.id ?? "")
+            : null;
+          const readySince = oldest
+            ? stamp === null
+              ? oldest.timestamp + (oldest.delay ?? 0)
+              : Number(stamp)
+            : null;
           return {
             labels: { queue: queue.name },
             value: readySince === null ? 0 : Math.max(0, (Date.now() - readySince) / 1000),

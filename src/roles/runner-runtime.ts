@@ -84,6 +84,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   // not zero, and an alert on it never fires the first time.
   for (const workflow of options.registry.names())
     for (const failure of FAILURE_CLASSES) metrics?.executionFailures.inc({ workflow, class: failure }, 0);
+  metrics?.jobWait.zero({ queue: QUEUE_NAMES.executions });
   const store = new PgExecutionStore(
     options.pool,
     metrics ? { onJournalBatch: (rows) => metrics.journalBatchSize.observe(rows) } : {},

@@ -42,15 +42,17 @@ const ACTIVITY_JOB_OPTIONS: JobsOptions = { attempts: 1, ...FINISHED_JOBS_KEPT }
 
 /**
  * A wake in one round trip. KEYS: waiting-children, wait, meta, active, marker, events, the job's
- * hash, delayed; ARGV: job id. Answers "missing" (no job), "released" (it left waiting-children
- * for wait, as BullMQ 6's moveParentToWait moves a job without priority or delay, which ours are
- * once parked), "delayed" (the caller promotes it through BullMQ) or "left" (active or waiting:
- * left alone). BullMQ has no API to release a parent before its children finish; the release
- * keeps the pending children linked, so a later park waits for them again.
+ * hash, delayed, the readiness stamps; ARGV: job id, now (epoch ms). Answers "missing" (no job),
+ * "released" (it left waiting-children for wait, as BullMQ 6's moveParentToWait moves a job
+ * without priority or delay, which ours are once parked), "delayed" (the caller promotes it
+ * through BullMQ) or "left" (active or waiting: left alone). BullMQ has no API to release a
+ * parent before its children finish; the release keeps the pending children linked, so a later
+ * park waits for them again. A released or delayed job is ready from now: its stamp says so.
  */
 const WAKE = `
 if redis.call("EXISTS", KEYS[7]) == 0 then return "missing" end
 if redis.call("ZREM", KEYS[1], ARGV[1]) == 1 then
+  redis.call("HSET", KEYS[9], ARGV[1], ARGV[2])
   redis.call("RPUSH", KEYS[2], ARGV[1])
   local meta = redis.call("HMGET", KEYS[3], "paused", "concurrency")
   local maxed = meta[2] and redis.call("LLEN", KEYS[4]) >= tonumber(meta[2])
@@ -58,8 +60,30 @@ if redis.call("ZREM", KEYS[1], ARGV[1]) == 1 then
   redis.call("XADD", KEYS[6], "*", "event", "waiting", "jobId", ARGV[1], "prev", "waiting-children")
   return "released"
 end
-if redis.call("ZSCORE", KEYS[8], ARGV[1]) then return "delayed" end
+if redis.call("ZSCORE", KEYS[8], ARGV[1]) then
+  redis.call("HSET", KEYS[9], ARGV[1], ARGV[2])
+  return "delayed"
+end
 return "left"
+`;
+
+/**
+ * The hash (under the executions queue's keys) of when each parked job became, or becomes, ready
+ * again: BullMQ keeps only a job's creation time, and a promote resets its delay, so neither says
+ * how long a woken job waited for a runner (the `tenor_job_wait_seconds` histogram).
+ */
+const READINESS_STAMPS = "ready-at";
+
+/** The readiness stamps of a queue (by its qualified name); only the executions queue writes them. */
+export function readinessStampsKey(queueQualifiedName: string): string {
+  return `${queueQualifiedName}:${READINESS_STAMPS}`;
+}
+
+/** Reads and clears a job's readiness stamp. KEYS: the stamps; ARGV: job id. */
+const TAKE_STAMP = `
+local at = redis.call("HGET", KEYS[1], ARGV[1])
+if at then redis.call("HDEL", KEYS[1], ARGV[1]) end
+return at
 `;
 
 /**
@@ -200,10 +224,18 @@ export class ExecutionQueue implements ChildDispatcher {
   async wake(executionId: string, workflow = "wake"): Promise<void> {
     const jobId = executionJobId(executionId);
     const base = this.queue.qualifiedName;
-    const keys = ["waiting-children", "wait", "meta", "active", "marker", "events", jobId, "delayed"].map(
-      (k) => `${base}:${k}`,
-    );
-    const found = await this.connection.eval(WAKE, keys.length, ...keys, jobId);
+    const keys = [
+      "waiting-children",
+      "wait",
+      "meta",
+      "active",
+      "marker",
+      "events",
+      jobId,
+      "delayed",
+      READINESS_STAMPS,
+    ].map((k) => `${base}:${k}`);
+    const found = await this.connection.eval(WAKE, keys.length, ...keys, jobId, String(Date.now()));
     if (found === "missing") {
       await this.enqueue(executionId, workflow);
       return;
@@ -213,6 +245,36 @@ export class ExecutionQueue implements ChildDispatcher {
       // Raced with the timer or another wake: the job already moved, which is what we wanted.
       this.logger.debug("wake found the job no longer delayed", { executionId, error: error.message });
     });
+  }
+
+  /**
+   * Records that the execution's job is due at `at` (epoch ms): a timer's wake time, a retry's.
+   * Written before the job moves to delayed, so the runner that picks it up finds the stamp.
+   */
+  async stampDue(executionId: string, at: number): Promise<void> {
+    await this.connection.hset(this.stampsKey(), executionJobId(executionId), String(at));
+  }
+
+  /**
+   * Since when (epoch ms) a job a runner just took had been ready, or null when that is not known.
+   * A job's first run was ready when it was added (its timestamp plus any start delay); a later
+   * run was ready from its stamp (a timer's due time, or the wake that released it). Without a
+   * stamp (a job BullMQ released itself, or one taken over after a stall) the moment is unknown:
+   * the wait is not guessed. The stamp is consumed, so it never answers for a later run.
+   */
+  async readySince(job: {
+    id?: string | undefined;
+    timestamp: number;
+    delay: number;
+    attemptsStarted: number;
+  }): Promise<number | null> {
+    if (job.attemptsStarted <= 1) return job.timestamp + job.delay;
+    const at = (await this.connection.eval(TAKE_STAMP, 1, this.stampsKey(), job.id ?? "")) as string | null;
+    return at === null ? null : Number(at);
+  }
+
+  private stampsKey(): string {
+    return readinessStampsKey(this.queue.qualifiedName);
   }
 
   /**

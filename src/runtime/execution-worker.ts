@@ -38,8 +38,8 @@ export interface ExecutionWorkerOptions {
   waits: Pick<PgWaitProbe, "satisfiable">;
   /** Runs each turn inside its execution's trace (only when this process traces). */
   tracing?: Pick<ExecutionTracing, "runTurn">;
-  /** Counts failed executions by workflow and failure class. */
-  metrics?: Pick<TenorMetrics, "executionFailures">;
+  /** Counts failed executions by workflow and failure class; times each job's wait for a runner. */
+  metrics?: Pick<TenorMetrics, "executionFailures" | "jobWait">;
 }
 
 /** Longest single park; a waiting execution past it just re-checks (cheap) and parks again. */
@@ -152,6 +152,7 @@ async function processExecutionJob(
 ): Promise<void> {
   const { executionId } = job.data;
   const log = options.logger.child({ executionId, jobId: job.id ?? executionId });
+  observeJobWait(job, options, log);
   const lease = new JobLease(job, token, options.lockDurationMs);
   for (let round = 0; round < MAX_ROUNDS; round++) {
     let outcome: TurnOutcome;
@@ -162,7 +163,7 @@ async function processExecutionJob(
       outcome = options.tracing ? await options.tracing.runTurn(executionId, turn) : await turn();
     } catch (error) {
       log.warn("turn failed on infrastructure; retrying later", { error: (error as Error).message });
-      await job.moveToDelayed(Date.now() + INFRA_RETRY_MS, token);
+      await parkUntilDue(job, token, Date.now() + INFRA_RETRY_MS, options);
       throw new DelayedError();
     }
     switch (outcome.kind) {
@@ -215,27 +216,62 @@ async function processExecutionJob(
           // finishes (wakeParent), so park until then instead of re-running turns while it works.
           if (await childWaitSatisfiable(options, executionId, log)) {
             if (round < MAX_ROUNDS - 1) continue;
-            await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
+            await parkUntilDue(job, token, Date.now() + CHILD_POLL_MS, options);
             throw new DelayedError();
           }
           await job.moveToDelayed(Date.now() + MAX_PARK_MS, token);
           await recheckParkedWait(options, executionId, outcome, log);
           throw new DelayedError();
         }
-        const until = Math.min(outcome.wakeAt ?? Number.POSITIVE_INFINITY, Date.now() + MAX_PARK_MS);
+        const recheckAt = Date.now() + MAX_PARK_MS;
+        const until = Math.min(outcome.wakeAt ?? Number.POSITIVE_INFINITY, recheckAt);
         if (until <= Date.now()) continue;
-        await job.moveToDelayed(until, token);
+        // A timer is due at its wake time; a long park's re-check is not a wait for a runner.
+        if (until < recheckAt) await parkUntilDue(job, token, until, options);
+        else await job.moveToDelayed(until, token);
         await recheckParkedWait(options, executionId, outcome, log);
         throw new DelayedError();
       }
       case "suspended":
       case "held":
-        await job.moveToDelayed(outcome.wakeAt, token);
+        await parkUntilDue(job, token, outcome.wakeAt, options);
         throw new DelayedError();
     }
   }
-  await job.moveToDelayed(Date.now() + CHILD_POLL_MS, token);
+  await parkUntilDue(job, token, Date.now() + CHILD_POLL_MS, options);
   throw new DelayedError();
+}
+
+/**
+ * Moves the job to delayed until `at`, stamped as due then (src/runtime/execution-queue.ts): the
+ * runner that takes it afterwards times its wait from that moment. The stamp goes first, so a
+ * job due at once cannot be taken before it; a failed stamp only costs that one observation.
+ */
+async function parkUntilDue(
+  job: Job<ExecutionJobData>,
+  token: string,
+  at: number,
+  options: ExecutionWorkerOptions,
+): Promise<void> {
+  if (options.metrics) await options.queue.stampDue(job.data.executionId, at).catch(() => undefined);
+  await job.moveToDelayed(at, token);
+}
+
+/**
+ * Observes how long the job waited for a runner, off the turn's path: reading a woken job's
+ * stamp is a Redis round trip the turn need not wait for.
+ */
+function observeJobWait(job: Job<ExecutionJobData>, options: ExecutionWorkerOptions, log: Logger): void {
+  const jobWait = options.metrics?.jobWait;
+  if (!jobWait) return;
+  const takenAt = Date.now();
+  options.queue.readySince(job).then(
+    (readyAt) => {
+      if (readyAt !== null)
+        jobWait.observe({ queue: QUEUE_NAMES.executions }, Math.max(0, takenAt - readyAt) / 1000);
+    },
+    (error: Error) => log.debug("could not read when the job became ready", { error: error.message }),
+  );
 }
 
 /**

@@ -2,8 +2,11 @@ import { randomUUID } from "node:crypto";
 import { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics } from "../../src/observability/metrics.js";
 import { registerRunnerGauges } from "../../src/roles/runner-metrics.js";
+import { ExecutionQueue } from "../../src/runtime/execution-queue.js";
+import { executionJobId } from "../../src/transport/queue-names.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
@@ -68,6 +71,41 @@ describe("runner gauges an SRE alerts on", () => {
       expect(sampleValue(busy, "tenor_timers_overdue", {})).toBe(1);
       expect(sampleValue(busy, "tenor_runners_live", {})).toBe(1);
     } finally {
+      await gauges.close();
+    }
+  });
+  it("reports a woken execution's age from its wake, not from when it was created", async () => {
+    const metrics = createMetrics("runner");
+    const wokenPrefix = `${prefix}-woken`;
+    const gauges = registerRunnerGauges(metrics, {
+      pool: db.pool,
+      redis,
+      prefix: wokenPrefix,
+      queueNames: ["executions"],
+      overdueGraceMs: 10_000,
+      livenessWindowMs: 10_000,
+    });
+    const raw = new Queue("executions", { connection: redis, prefix: wokenPrefix });
+    const queue = new ExecutionQueue(redis, wokenPrefix, createLogger({ level: "error" }));
+    try {
+      const executionId = randomUUID();
+      // Created ten minutes ago, parked on a timer an hour out, then woken (a signal came).
+      await raw.add(
+        "turn",
+        { executionId },
+        { jobId: executionJobId(executionId), timestamp: Date.now() - 600_000, delay: 3_600_000 },
+      );
+      await queue.wake(executionId);
+      expect(await raw.getJobState(executionJobId(executionId))).toBe("waiting");
+      const age = sampleValue(await metrics.registry.metrics(), "tenor_queue_oldest_waiting_seconds", {
+        queue: "executions",
+      });
+      expect(age).toBeGreaterThanOrEqual(0);
+      expect(age).toBeLessThan(60);
+    } finally {
+      await deleteRedisPrefix(wokenPrefix, redis).catch(() => undefined);
+      await raw.close();
+      await queue.close();
       await gauges.close();
     }
   });

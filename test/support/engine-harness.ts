@@ -11,6 +11,7 @@ import type { AnyWorkflow } from "../../src/engine/workflow.js";
 import type { AnyEntity } from "../../src/keyed/entity.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
+import type { TenorMetrics } from "../../src/observability/metrics.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
@@ -38,6 +39,8 @@ export interface EngineHarnessOptions {
   activities?: readonly AnyActivity[];
   /** Keyed entities the runtime handles (the nonce entity, ...). */
   entities?: readonly AnyEntity[];
+  /** The process metrics the runtime feeds (none when unset). */
+  metrics?: TenorMetrics;
 }
 
 /**
@@ -126,6 +129,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       ...(options.hooks ? { hooks: options.hooks } : {}),
       activities: new ActivityRegistry(options.activities ?? []),
       ...(options.entities ? { entities: new EntityRegistry(options.entities) } : {}),
+      ...(options.metrics ? { metrics: options.metrics } : {}),
     });
   let runtime = await startRuntime();
   const clientSide = createExecutionClient({ pool, redis: producerRedis, prefix, registry, logger });
