@@ -39,10 +39,23 @@ shared by every api replica. Over it: 429 RATE_LIMITED with \`Retry-After\` (sec
 \`retryable\`, and field-level \`errors\` for validation problems.`;
 
 function health(registry: OpenAPIRegistry): void {
-  const Health = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
+  const Health = z.object({
+    status: z
+      .string()
+      .meta({ description: "`ok`, `ready`, `starting`, `draining`, `overloaded` or `not ready`." }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: "Why admission refuses every request now (`overloaded`)." }),
+    checks: z.record(z.string(), z.string()).optional(),
+  });
   for (const [path, summary] of [
     ["/livez", "Liveness: the process is up (touches no dependency)."],
-    ["/readyz", "Readiness: PostgreSQL and Redis answer and the process is not draining (else 503)."],
+    [
+      "/readyz",
+      "Readiness: PostgreSQL and Redis answer, the process is not starting or draining, and admission would " +
+        "not refuse the next request (else 503; `overloaded` names the reason, as OVERLOADED refusals do).",
+    ],
   ] as const) {
     registry.registerPath({
       method: "get",
