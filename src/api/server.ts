@@ -96,7 +96,10 @@ export function createApiApp(deps: ApiDeps): {
   app.use(assetsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(routeNotFound);
-  app.use(problemHandler(deps.logger));
+  // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,
+  // 1 s, when admission is off).
+  const retryAfterSeconds = deps.settings.admission?.retryAfterSeconds ?? 1;
+  app.use(problemHandler(deps.logger, { retryAfterSeconds }));
   return { app, overload, close: board.close };
 }
 

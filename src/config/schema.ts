@@ -179,7 +179,7 @@ export const configSchema = z
               .default(0),
             /** Event-loop lag over the last second, in milliseconds; more refuses. 0 disables. */
             maxEventLoopLagMs: positiveInt(500, 0),
-            /** Retry-After of a refusal, in seconds. */
+            /** Retry-After of a refusal (503 OVERLOADED, and 503 DATABASE_UNAVAILABLE too), in seconds. */
             retryAfterSeconds: positiveInt(1, 1),
           })
           .strict()

@@ -36,7 +36,13 @@ shared by every api replica. Over it: 429 RATE_LIMITED with \`Retry-After\` (sec
 
 **Errors.** Every error is \`application/problem+json\` (RFC 9457) with \`type\` derived from the stable \`code\`
 (\`https://tenor.dev/problems/<code in kebab case>\`), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`,
-\`retryable\`, and field-level \`errors\` for validation problems.`;
+\`retryable\`, and field-level \`errors\` for validation problems.
+
+**Unavailable.** Any route may answer 503 with \`Retry-After\` (seconds): \`OVERLOADED\` when the api process
+refuses work at once (\`reason\`: \`pool_queue\`, \`event_loop_lag\`, \`in_flight\`, \`event_loop_busy\`), or
+\`DATABASE_UNAVAILABLE\` when the request got no database connection (\`details.reason\`: \`pool_timeout\`,
+\`too_many_connections\`, \`unreachable\`). In both cases nothing was done: send the same request again after
+\`Retry-After\`.`;
 
 function health(registry: OpenAPIRegistry): void {
   const Health = z.object({
