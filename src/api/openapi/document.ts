@@ -28,8 +28,9 @@ executions; another organisation's execution answers 404 exactly like a missing 
 (\`keys create --platform --role platform-operator|platform-admin\`) belong to no organisation: they operate Bull
 Board and read \`/v1/platform/status\` (counts only); every other \`/v1\` route answers them 403.
 
-**Rate limits.** Each key has \`api.rateLimit.max\` requests per \`api.rateLimit.windowSeconds\` (default 600 per 60 s),
-shared by every api replica. Over it: 429 RATE_LIMITED with \`Retry-After\` (seconds).
+**Rate limits.** Each key has \`api.rateLimit.max\` requests per \`api.rateLimit.windowSeconds\` (default 2000 per
+10 s), shared by every api replica, announced in \`RateLimit-Policy\` and \`RateLimit\`. Over it: 429 RATE_LIMITED
+with \`Retry-After\` (seconds). A start with \`Prefer: wait\` spends one request for its whole wait.
 
 **Audit.** Votes, signals, cancels, key issues and revocations are recorded, refused ones included
 (\`GET /v1/audit\`). Send \`X-Request-Id\` to find a request there; every response carries one.
