@@ -45,6 +45,8 @@ const { key } = await issueApiKey(api.keys, {
 });
 const server = api.app.listen(0, "127.0.0.1");
 await new Promise((resolve) => server.once("listening", resolve));
+// As the api role does once it is ready: the lag of building the app is startup's, not the load's.
+api.ready();
 process.on("message", (message: { type?: string }) => {
   if (message.type !== "stop") return;
   server.closeAllConnections();

@@ -38,13 +38,26 @@ const REFUSAL_DETAIL: Readonly<Record<AdmissionReason, string>> = {
   event_loop_busy: "the server is saturated (event loop busy); retry later",
 };
 
+/** Admission control of one api process: the middleware, and what /readyz reports of it. */
+export interface Admission {
+  /** Refuses a request at once (503, Retry-After, problem+json OVERLOADED) or lets it through. */
+  middleware: RequestHandler;
+  /**
+   * Why every request would be refused right now, or null. /readyz answers 503 `overloaded` with
+   * this reason, so a probe never calls ready a process that refuses the next request. Shedding
+   * (`event_loop_busy`) is left out: it refuses a share, not every request, and its share only
+   * falls while requests arrive, which an unready process would no longer get.
+   */
+  refusal(): AdmissionReason | null;
+}
+
 /**
  * Admission control: when the pool's wait queue or the event-loop lag passes its bound, a request
  * is refused at once with 503, `Retry-After` and problem+json, instead of queueing until the
- * pool's connection timeout turns it into a 500. Accepted requests keep a bounded latency past
+ * pool's connection timeout turns it into an error. Accepted requests keep a bounded latency past
  * saturation; clients and load balancers retry elsewhere or later.
  */
-export function admissionControl(options: AdmissionOptions): RequestHandler {
+export function createAdmission(options: AdmissionOptions): Admission {
   const { settings } = options;
   const shedder =
     options.shedder ??
@@ -52,7 +65,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
       ? new LoadShedder(settings.maxEventLoopUtilization)
       : { shed: () => false });
   let inFlight = 0;
-  return (req, res, next) => {
+  const middleware: RequestHandler = (req, res, next) => {
     const reason = refusalReason(options, inFlight) ?? (shedder.shed() ? "event_loop_busy" : null);
     if (reason === null) {
       inFlight++;
@@ -82,6 +95,7 @@ export function admissionControl(options: AdmissionOptions): RequestHandler {
         }),
       );
   };
+  return { middleware, refusal: () => refusalReason(options, inFlight) };
 }
 
 /**

@@ -35,15 +35,21 @@ export const API_ERRORS = {
   EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
   /** No asset of the key's organisation has this id (another organisation's answers the same). */
   ASSET_NOT_FOUND: "ASSET_NOT_FOUND",
-  /** Anything unexpected; the response never carries a stack trace. */
   /** 429: this key's request budget (`api.rateLimit`) is spent; retry after `Retry-After` seconds. */
   RATE_LIMITED: "RATE_LIMITED",
+  /**
+   * 503 with `Retry-After`: the request got no PostgreSQL connection (`details.reason`:
+   * `pool_timeout`, `too_many_connections`, `unreachable`; src/store/database-unavailable.ts), so
+   * nothing it asked for was done and it may be sent again unchanged.
+   */
+  DATABASE_UNAVAILABLE: "DATABASE_UNAVAILABLE",
   /** 403 on /admin/queues: a platform-operator's board is read-only. */
   QUEUES_READ_ONLY: "QUEUES_READ_ONLY",
   /** A Bull Board change that is not one of the documented board actions (README, "Bull Board"). */
   QUEUES_ACTION_NOT_ALLOWED: "QUEUES_ACTION_NOT_ALLOWED",
   /** 403 on /admin/queues: a cookie-session request without the CSRF proof (same origin and token). */
   CSRF_REJECTED: "CSRF_REJECTED",
+  /** Anything unexpected; the response never carries a stack trace. */
   INTERNAL: "INTERNAL",
 } as const;
 

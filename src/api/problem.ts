@@ -5,6 +5,7 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { WEBHOOK_ERRORS } from "../errors/webhook-errors.js";
 import type { Logger } from "../observability/logger.js";
+import { type DatabaseUnavailableReason, databaseUnavailableReason } from "../store/database-unavailable.js";
 import { API_ERRORS } from "./api-error-codes.js";
 
 /** Base of every problem `type` URI: `https://tenor.dev/problems/<code in kebab case>`. */
@@ -53,6 +54,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.APPROVAL_DUPLICATE_VOTE]: 409,
   [API_ERRORS.SELF_APPROVAL_FORBIDDEN]: 403,
   [API_ERRORS.RATE_LIMITED]: 429,
+  [API_ERRORS.DATABASE_UNAVAILABLE]: 503,
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
   [API_ERRORS.QUEUES_ACTION_NOT_ALLOWED]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
@@ -181,10 +183,36 @@ function fromBodyParser(error: unknown, request?: Request): TenorError | null {
   return null;
 }
 
+const UNAVAILABLE_DETAIL: Readonly<Record<DatabaseUnavailableReason, string>> = {
+  pool_timeout: "every database connection of this server stayed busy; nothing was done, retry later",
+  too_many_connections: "the database refused a new connection at its limit; nothing was done, retry later",
+  unreachable: "the database could not be reached; nothing was done, retry later",
+};
+
+/**
+ * A request that got no database connection is the server's capacity or an outage, not a fault
+ * of the request or of Tenor: 503 DATABASE_UNAVAILABLE with Retry-After, never 500 INTERNAL.
+ */
+function fromDatabase(error: unknown, retryAfterSeconds: number): TenorError | null {
+  if (error instanceof TenorError) return null;
+  const reason = databaseUnavailableReason(error);
+  if (reason === null) return null;
+  return new TenorError(API_ERRORS.DATABASE_UNAVAILABLE, UNAVAILABLE_DETAIL[reason], {
+    retryable: true,
+    details: { reason, retryAfterSeconds },
+    cause: error,
+  });
+}
+
+export interface ProblemHandlerOptions {
+  /** `Retry-After` of a 503 DATABASE_UNAVAILABLE, in seconds (`api.admission.retryAfterSeconds`). */
+  retryAfterSeconds: number;
+}
+
 /** The last middleware: every error leaves as problem+json; unexpected ones are logged without payloads. */
-export function problemHandler(logger: Logger) {
+export function problemHandler(logger: Logger, options: ProblemHandlerOptions) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction): void => {
-    const mapped = fromBodyParser(error, req) ?? error;
+    const mapped = fromBodyParser(error, req) ?? fromDatabase(error, options.retryAfterSeconds) ?? error;
     const problem = toProblem(mapped, req.originalUrl);
     if (problem.status >= 500) {
       logger.error("request failed", {
@@ -198,6 +226,8 @@ export function problemHandler(logger: Logger) {
       res.end();
       return;
     }
+    if (problem.code === API_ERRORS.DATABASE_UNAVAILABLE)
+      res.setHeader("Retry-After", String(options.retryAfterSeconds));
     sendProblem(res, problem);
   };
 }

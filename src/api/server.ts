@@ -4,7 +4,7 @@ import { handleHealthRequest } from "../observability/health-server.js";
 import { BoardSessions } from "./admin/board-session.js";
 import { bullBoardRouter } from "./admin/bull-board.js";
 import { signInRouter } from "./admin/sign-in.js";
-import { admissionControl } from "./admission.js";
+import { type AdmissionReason, createAdmission } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
 import { assetsRouter } from "./assets/routes.js";
@@ -27,9 +27,24 @@ import { webhooksRouter } from "./webhooks/routes.js";
  * (public), the per-key rate limit, the board's sign-in and Bull Board (their own auth and headers),
  * then security headers, the modules (each route authenticates and checks its role), and
  * problem+json for everything else — unknown routes, malformed JSON, oversized bodies and
- * unexpected errors alike. `close` releases the board's queues.
+ * unexpected errors alike. `close` releases the board's queues; `overload` is why admission
+ * refuses every request right now (null when it would not, or when admission is off), what /readyz
+ * reports on this port and the role's health port alike.
  */
-export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<void> } {
+export function createApiApp(deps: ApiDeps): {
+  app: Express;
+  overload(): AdmissionReason | null;
+  close(): Promise<void>;
+} {
+  const admission = deps.settings.admission
+    ? createAdmission({
+        settings: deps.settings.admission,
+        pool: deps.pool,
+        lagMs: deps.eventLoopLagMs ?? (() => 0),
+        ...(deps.metrics ? { metrics: deps.metrics } : {}),
+      })
+    : undefined;
+  const overload = () => admission?.refusal() ?? null;
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -40,6 +55,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
     const handled = await handleHealthRequest(req, res, {
       checks: deps.readiness,
       state: deps.health,
+      overload,
     });
     if (!handled) next();
   });
@@ -50,16 +66,7 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
     res.type("application/json").send(document);
   });
   // Past health and metrics, before any work: refuse at once when saturated.
-  if (deps.settings.admission) {
-    app.use(
-      admissionControl({
-        settings: deps.settings.admission,
-        pool: deps.pool,
-        lagMs: deps.eventLoopLagMs ?? (() => 0),
-        ...(deps.metrics ? { metrics: deps.metrics } : {}),
-      }),
-    );
-  }
+  if (admission) app.use(admission.middleware);
   app.use(["/v1", "/admin", "/console"], apiRateLimit(deps.redis, deps.prefix, deps.settings.rateLimit));
   const sessions = new BoardSessions(deps.redis, deps.prefix);
   app.use(signInRouter(deps.keys, sessions));
@@ -89,8 +96,11 @@ export function createApiApp(deps: ApiDeps): { app: Express; close(): Promise<vo
   app.use(assetsRouter(deps));
   app.use(webhooksRouter(deps));
   app.use(routeNotFound);
-  app.use(problemHandler(deps.logger));
-  return { app, close: board.close };
+  // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,
+  // 1 s, when admission is off).
+  const retryAfterSeconds = deps.settings.admission?.retryAfterSeconds ?? 1;
+  app.use(problemHandler(deps.logger, { retryAfterSeconds }));
+  return { app, overload, close: board.close };
 }
 
 /**

@@ -108,22 +108,26 @@ export const configSchema = z
         noMutationThresholdSeconds: positiveInt(3_600, 1),
         /**
          * Requests per API key (per client address without a key) in a fixed window, counted in Redis
-         * so every api replica spends one budget. Over it: 429 with Retry-After. Defaults: 600 per 60 s.
+         * so every api replica spends one budget. Over it: 429 with Retry-After. Defaults: 2000 per
+         * 10 s, 200 requests a second: four times a client polling 50 executions once a second, and
+         * 100 clients each waiting (`Prefer: wait`) for runs of 0.5 s (README, "Rate limits"). The
+         * short window keeps a key's burst at a window's turn (twice the budget) under a few
+         * seconds of one replica, and a throttled client's Retry-After under 10 s.
          */
         rateLimit: z
           .object({
             /** Requests allowed per window (≥ 1). */
-            max: positiveInt(600, 1),
+            max: positiveInt(2_000, 1),
             /** Window length, in seconds (1–3600). */
             windowSeconds: z.coerce
               .number()
               .int("must be an integer")
               .min(1, "must be ≥ 1")
               .max(3_600, "must be ≤ 3600")
-              .default(60),
+              .default(10),
           })
           .strict()
-          .default({ max: 600, windowSeconds: 60 }),
+          .default({ max: 2_000, windowSeconds: 10 }),
         /**
          * HTTP server timeouts, in milliseconds. keepAliveTimeoutMs stays above common load
          * balancer idle timeouts (60 s) so the balancer, not Tenor, closes idle connections;
@@ -179,7 +183,7 @@ export const configSchema = z
               .default(0),
             /** Event-loop lag over the last second, in milliseconds; more refuses. 0 disables. */
             maxEventLoopLagMs: positiveInt(500, 0),
-            /** Retry-After of a refusal, in seconds. */
+            /** Retry-After of a refusal (503 OVERLOADED, and 503 DATABASE_UNAVAILABLE too), in seconds. */
             retryAfterSeconds: positiveInt(1, 1),
           })
           .strict()
@@ -200,7 +204,7 @@ export const configSchema = z
         bodyLimitBytes: 1_048_576,
         idempotencyTtlSeconds: 86_400,
         noMutationThresholdSeconds: 3_600,
-        rateLimit: { max: 600, windowSeconds: 60 },
+        rateLimit: { max: 2_000, windowSeconds: 10 },
         http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
         admission: {
           maxPoolWaiting: 32,

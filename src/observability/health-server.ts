@@ -25,11 +25,18 @@ export interface HealthServerOptions {
   metrics?: Registry;
   /** The configuration key or variable that chose `port`, named when it cannot be bound. */
   portSetting?: string;
+  /**
+   * Why this process refuses every request right now (the api's admission control), or null:
+   * /readyz then answers 503 `overloaded` with it as `reason`, so readiness never says 200 to a
+   * load balancer whose next request would be refused.
+   */
+  overload?: () => string | null;
 }
 
 /**
  * `/livez`: the process is up (no dependency touched, so a slow database never restarts pods).
- * `/readyz`: every check passed within its deadline and the process is not draining.
+ * `/readyz`: the process is not starting, not draining, not refusing work (`overload`), and every
+ * check passed within its deadline.
  */
 export async function runReadinessChecks(
   checks: Readonly<Record<string, ReadinessCheck>>,
@@ -61,7 +68,7 @@ export async function runReadinessChecks(
 export async function handleHealthRequest(
   req: IncomingMessage,
   res: ServerResponse,
-  options: Pick<HealthServerOptions, "checks" | "state" | "checkTimeoutMs" | "metrics">,
+  options: Pick<HealthServerOptions, "checks" | "state" | "checkTimeoutMs" | "metrics" | "overload">,
 ): Promise<boolean> {
   const path = (req.url ?? "/").split("?")[0];
   if (path === "/metrics" && options.metrics) {
@@ -81,6 +88,11 @@ export async function handleHealthRequest(
     }
     if (options.state.draining) {
       send(res, 503, { status: "draining" });
+      return true;
+    }
+    const reason = options.overload?.() ?? null;
+    if (reason !== null) {
+      send(res, 503, { status: "overloaded", reason });
       return true;
     }
     const result = await runReadinessChecks(options.checks, options.checkTimeoutMs ?? 2_000);

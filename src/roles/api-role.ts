@@ -49,6 +49,7 @@ export async function startApiRole(
     checks: ctx.readiness,
     state: ctx.health,
     metrics: ctx.metrics.registry,
+    overload: api.overload,
   }).catch(async (error: unknown) => {
     await api.close();
     throw error;
@@ -69,6 +70,7 @@ export async function startApiRole(
     workflows: registry.names(),
   });
   return {
+    ready: api.ready,
     async stop() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -2,7 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
-import type { AdmissionSettings } from "../api/admission.js";
+import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
 import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
@@ -47,11 +47,16 @@ export interface PlatformApiOptions {
 
 /**
  * The Platform API wired to PostgreSQL and the executions queue: what the api role serves and
- * what the API tests run in-process. `close` releases the queue; the caller owns pool and Redis.
+ * what the API tests run in-process. `overload` is why admission refuses every request now (the
+ * health port's /readyz reports it too); `ready` is called once the process turns ready, and
+ * forgets the event-loop lag its startup caused. `close` releases the queue; the caller owns pool
+ * and Redis.
  */
 export function createPlatformApi(options: PlatformApiOptions): {
   app: Express;
   keys: PgApiKeys;
+  overload(): AdmissionReason | null;
+  ready(): void;
   close(): Promise<void>;
 } {
   const { pool } = options;
@@ -90,6 +95,8 @@ export function createPlatformApi(options: PlatformApiOptions): {
   return {
     app: api.app,
     keys,
+    overload: api.overload,
+    ready: () => monitor?.restart(),
     close: async () => {
       monitor?.stop();
       await api.close();

@@ -21,4 +21,9 @@ export interface RoleContext {
 /** A started role: `stop` releases everything it holds; persisted work stays for another replica. */
 export interface RoleHandle {
   stop(): Promise<void>;
+  /**
+   * Called once, when the process turns ready (/readyz stops answering `starting`): what the role
+   * measured while it started (the api's event-loop lag) is startup's, not serving's.
+   */
+  ready?(): void;
 }

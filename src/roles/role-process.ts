@@ -79,6 +79,7 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   };
   try {
     handle = await startWithRelaunch(startOnce, cleanup, { policy: config.startup, logger });
+    handle.ready?.();
     health.starting = false;
   } catch (error) {
     const failure = error instanceof StartupFailed ? error.failure : toTenorError(error);

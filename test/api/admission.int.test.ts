@@ -21,7 +21,8 @@ import { eventually } from "../support/role-process.js";
 /**
  * Admission control on a real server and a real pool of one connection: while a request waits
  * for the connection, the next is refused at once with 503, Retry-After and problem+json; a
- * lagging event loop refuses too; health and /metrics are never refused.
+ * lagging event loop refuses too; health and /metrics are never refused, and /readyz answers 503
+ * `overloaded` exactly while admission refuses every request.
  */
 let db: TestDatabase;
 let pool: pg.Pool;
@@ -110,8 +111,15 @@ describe("admission control", () => {
     const metrics = await apiMetrics.registry.metrics();
     expect(sampleValue(metrics, "tenor_api_admission_refusals_total", { reason: "pool_queue" })).toBe(1);
     expect((await fetch(`${base}/livez`)).status).toBe(200);
+    // Readiness says what admission does: not ready while every request would be refused.
+    const unready = await fetch(`${base}/readyz`);
+    expect([unready.status, await unready.json()]).toEqual([
+      503,
+      { status: "overloaded", reason: "pool_queue" },
+    ]);
     held.release();
     expect((await Promise.all(waiting)).map((r) => r.status)).toEqual([200, 200]);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await list()).status).toBe(200);
   });
 
@@ -120,7 +128,9 @@ describe("admission control", () => {
     const refused = await list();
     expect(refused.status).toBe(503);
     expect(await refused.json()).toMatchObject({ code: "OVERLOADED", reason: "event_loop_lag" });
+    expect((await fetch(`${base}/readyz`)).status).toBe(503);
     lag = 500;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await list()).status).toBe(200);
   });
 
@@ -148,8 +158,10 @@ describe("admission control", () => {
       const refused = await get();
       expect(refused.status).toBe(503);
       expect(await refused.json()).toMatchObject({ code: "OVERLOADED", reason: "in_flight" });
+      expect(bounded.overload()).toBe("in_flight");
       held.release();
       expect((await first).status).toBe(200);
+      expect(bounded.overload()).toBeNull();
       // The refused request and the finished ones left the count: the next is served.
       expect((await get()).status).toBe(200);
     } finally {

@@ -38,4 +38,15 @@ describe("EventLoopLagMonitor", () => {
     expect(monitor.lagMs()).toBeGreaterThanOrEqual(250);
     monitor.stop();
   });
+
+  it("forgets, once restarted, the lag of a loop blocked before", () => {
+    const monitor = new EventLoopLagMonitor(100, 1_000);
+    const until = performance.now() + 400;
+    while (performance.now() < until) {
+      // block the loop, as startup work does
+    }
+    monitor.restart();
+    expect(monitor.lagMs()).toBe(0);
+    monitor.stop();
+  });
 });

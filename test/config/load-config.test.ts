@@ -28,7 +28,7 @@ describe("loadConfig", () => {
     expect(config.monitoring.blockchainHealthCollector.intervalSeconds).toBe(60);
     expect(config.durable.retention.days).toBe(30);
     expect(config.api.port).toBe(3000);
-    expect(config.api.rateLimit).toEqual({ max: 600, windowSeconds: 60 });
+    expect(config.api.rateLimit).toEqual({ max: 2_000, windowSeconds: 10 });
     expect(config.redisPrefix).toBe("tenor");
   });
 
@@ -152,7 +152,7 @@ describe("loadConfig", () => {
   });
 
   it("reads api.rateLimit from the file and names a bad window", () => {
-    expect(withFile("api:\n  rateLimit:\n    max: 5\n").api.rateLimit).toEqual({ max: 5, windowSeconds: 60 });
+    expect(withFile("api:\n  rateLimit:\n    max: 5\n").api.rateLimit).toEqual({ max: 5, windowSeconds: 10 });
     expect(issuesOf(() => withFile("api:\n  rateLimit:\n    windowSeconds: 0\n"))).toEqual([
       { key: "api.rateLimit.windowSeconds", value: 0, rule: "must be ≥ 1" },
     ]);

@@ -7,9 +7,20 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
 });
 
-async function serve(checks: Record<string, () => Promise<void>>, state: HealthState = { draining: false }) {
+async function serve(
+  checks: Record<string, () => Promise<void>>,
+  state: HealthState = { draining: false },
+  overload?: () => string | null,
+) {
   const port = await freePort();
-  const { server } = await startHealthServer({ port, host: "127.0.0.1", checks, state, checkTimeoutMs: 200 });
+  const { server } = await startHealthServer({
+    port,
+    host: "127.0.0.1",
+    checks,
+    state,
+    checkTimeoutMs: 200,
+    ...(overload ? { overload } : {}),
+  });
   servers.push(server);
   return { url: `http://127.0.0.1:${port}`, state };
 }
@@ -54,5 +65,15 @@ describe("health server", () => {
     const res = await fetch(`${url}/readyz`);
     expect(res.status).toBe(503);
     expect(await res.json()).toEqual({ status: "draining" });
+  });
+
+  it("answers 503 overloaded with the reason while the process refuses work, and 200 once it does not", async () => {
+    let reason: string | null = "event_loop_lag";
+    const { url } = await serve({ postgresql: async () => {} }, { draining: false }, () => reason);
+    const refused = await fetch(`${url}/readyz`);
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toEqual({ status: "overloaded", reason: "event_loop_lag" });
+    reason = null;
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
   });
 });

@@ -28,21 +28,41 @@ executions; another organisation's execution answers 404 exactly like a missing 
 (\`keys create --platform --role platform-operator|platform-admin\`) belong to no organisation: they operate Bull
 Board and read \`/v1/platform/status\` (counts only); every other \`/v1\` route answers them 403.
 
-**Rate limits.** Each key has \`api.rateLimit.max\` requests per \`api.rateLimit.windowSeconds\` (default 600 per 60 s),
-shared by every api replica. Over it: 429 RATE_LIMITED with \`Retry-After\` (seconds).
+**Rate limits.** Each key has \`api.rateLimit.max\` requests per \`api.rateLimit.windowSeconds\` (default 2000 per
+10 s), shared by every api replica, announced in \`RateLimit-Policy\` and \`RateLimit\`. Over it: 429 RATE_LIMITED
+with \`Retry-After\` (seconds). A start with \`Prefer: wait\` spends one request for its whole wait.
 
 **Audit.** Votes, signals, cancels, key issues and revocations are recorded, refused ones included
 (\`GET /v1/audit\`). Send \`X-Request-Id\` to find a request there; every response carries one.
 
 **Errors.** Every error is \`application/problem+json\` (RFC 9457) with \`type\` derived from the stable \`code\`
 (\`https://tenor.dev/problems/<code in kebab case>\`), \`title\`, \`status\`, \`detail\`, \`instance\`, \`code\`,
-\`retryable\`, and field-level \`errors\` for validation problems.`;
+\`retryable\`, and field-level \`errors\` for validation problems.
+
+**Unavailable.** Any route may answer 503 with \`Retry-After\` (seconds): \`OVERLOADED\` when the api process
+refuses work at once (\`reason\`: \`pool_queue\`, \`event_loop_lag\`, \`in_flight\`, \`event_loop_busy\`), or
+\`DATABASE_UNAVAILABLE\` when the request got no database connection (\`details.reason\`: \`pool_timeout\`,
+\`too_many_connections\`, \`unreachable\`). In both cases nothing was done: send the same request again after
+\`Retry-After\`.`;
 
 function health(registry: OpenAPIRegistry): void {
-  const Health = z.object({ status: z.string(), checks: z.record(z.string(), z.string()).optional() });
+  const Health = z.object({
+    status: z
+      .string()
+      .meta({ description: "`ok`, `ready`, `starting`, `draining`, `overloaded` or `not ready`." }),
+    reason: z
+      .string()
+      .optional()
+      .meta({ description: "Why admission refuses every request now (`overloaded`)." }),
+    checks: z.record(z.string(), z.string()).optional(),
+  });
   for (const [path, summary] of [
     ["/livez", "Liveness: the process is up (touches no dependency)."],
-    ["/readyz", "Readiness: PostgreSQL and Redis answer and the process is not draining (else 503)."],
+    [
+      "/readyz",
+      "Readiness: PostgreSQL and Redis answer, the process is not starting or draining, and admission would " +
+        "not refuse the next request (else 503; `overloaded` names the reason, as OVERLOADED refusals do).",
+    ],
   ] as const) {
     registry.registerPath({
       method: "get",
