@@ -48,6 +48,17 @@ function roleDir(): string {
   return benchDir;
 }
 
+/** Removes the folder once no role has a file in it; the next spawn makes a new one. */
+function releaseRoleDir(): void {
+  if (!benchDir) return;
+  try {
+    rmdirSync(benchDir);
+    benchDir = null;
+  } catch {
+    // Another role's files, or a kept log, are still there.
+  }
+}
+
 let spawned = 0;
 
 export interface DeployedRoleOptions {
@@ -191,11 +202,7 @@ export class DeployedRole {
     const clean = this.child.exitCode === 0;
     if (clean && !this.kept) {
       for (const file of this.files) rmSync(file, { force: true });
-      try {
-        rmdirSync(roleDir());
-      } catch {
-        // Another role's files are still there.
-      }
+      releaseRoleDir();
     }
     return { clean };
   }
