@@ -29,6 +29,7 @@ import { w10ChainTransfers } from "./workloads/w10-chain-transfers.js";
 import { w11ApiWait } from "./workloads/w11-api-wait.js";
 import { w12LedgerIngest } from "./workloads/w12-ledger-ingest.js";
 import { w13Admission } from "./workloads/w13-admission.js";
+import { w14IoScaling } from "./workloads/w14-io-scaling.js";
 import { w14RunnerScaling } from "./workloads/w14-runner-scaling.js";
 import { w16ApiClosedLoop } from "./workloads/w16-api-closed-loop.js";
 
@@ -51,6 +52,7 @@ const WORKLOADS: readonly Workload[] = [
   w13Admission,
   w12LedgerIngest,
   w14RunnerScaling,
+  w14IoScaling,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));
