@@ -85,6 +85,7 @@ export interface DeployedRoleOptions {
  */
 export class DeployedRole {
   private kept = false;
+  private spawnError: Error | null = null;
   private readonly exited: Promise<void>;
 
   private constructor(
@@ -98,6 +99,9 @@ export class DeployedRole {
     private readonly files: readonly string[],
   ) {
     this.exited = new Promise((resolve) => child.once("exit", () => resolve()));
+    child.once("error", (error) => {
+      this.spawnError = error;
+    });
   }
 
   get pid(): number {
@@ -216,7 +220,9 @@ export class DeployedRole {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (!this.running())
-        throw this.failure(`exited (${this.child.exitCode ?? this.child.signalCode}) before it did ${what}`);
+        throw this.failure(
+          `exited (${this.spawnError?.message ?? this.child.exitCode ?? this.child.signalCode}) while waiting to ${what}`,
+        );
       if (await check()) return;
       if (Date.now() >= deadline) throw this.failure(`did not ${what} within ${timeoutMs} ms`);
       await sleep(100);
@@ -235,9 +241,9 @@ export class DeployedRole {
     return new Error(`${this.describe()} ${what}${tail ? `; last lines:\n${tail}` : ""}`);
   }
 
-  /** Whether the process has not exited. */
+  /** Whether the process has started and not exited. */
   running(): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null;
+    return this.spawnError === null && this.child.exitCode === null && this.child.signalCode === null;
   }
 }
 
@@ -255,7 +261,7 @@ export async function untilShardsOwned(
   if (!first) return;
   await first.until(`own all ${shardCount} shards with ${runners.length} runner(s)`, timeoutMs, async () => {
     const gone = runners.find((r) => !r.running());
-    if (gone) throw gone.failure(`exited while the runners balanced their shards`);
+    if (gone) throw gone.failure("exited while the runners balanced their shards");
     const owned = await Promise.all(runners.map((r) => r.shardsOwned()));
     return owned.every((n) => n > 0) && owned.reduce((a, b) => a + b, 0) === shardCount;
   });
