@@ -47,6 +47,9 @@ export const FIGURES: Readonly<Record<string, { unit: string; better: "lower" | 
   pollingWaitMsP50: { unit: "ms", better: "lower" },
   apiOverEngineP50: { unit: "×", better: "lower" },
   pollingOverEngineP50: { unit: "×", better: "lower" },
+  errors: { unit: "count", better: "lower" },
+  engineStepsPerSec: { unit: "steps/s", better: "higher" },
+  apiOverEngine: { unit: "×", better: "higher" },
 };
 
 /** A target of the issue, checked against Tenor's figures (or its ratio to another system). */

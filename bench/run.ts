@@ -29,7 +29,9 @@ import { w10ChainTransfers } from "./workloads/w10-chain-transfers.js";
 import { w11ApiWait } from "./workloads/w11-api-wait.js";
 import { w12LedgerIngest } from "./workloads/w12-ledger-ingest.js";
 import { w13Admission } from "./workloads/w13-admission.js";
+import { w14IoScaling } from "./workloads/w14-io-scaling.js";
 import { w14RunnerScaling } from "./workloads/w14-runner-scaling.js";
+import { w16ApiClosedLoop } from "./workloads/w16-api-closed-loop.js";
 
 /** Run order. W11 runs an in-process runner, so it comes before W9, which declares an entity that such a runner would refuse. */
 const WORKLOADS: readonly Workload[] = [
@@ -37,6 +39,7 @@ const WORKLOADS: readonly Workload[] = [
   w11ApiWait,
   w2Throughput,
   w2cClosedLoop,
+  w16ApiClosedLoop,
   w3StartRate,
   w4Fanout,
   w5Crash,
@@ -49,6 +52,7 @@ const WORKLOADS: readonly Workload[] = [
   w13Admission,
   w12LedgerIngest,
   w14RunnerScaling,
+  w14IoScaling,
 ];
 
 const DEFAULT_OUT = fileURLToPath(new URL("./results/latest.json", import.meta.url));

@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
+import { demoSteps } from "../flows/demo-steps.js";
 import { defineWorkflow } from "../src/engine/workflow.js";
 
 /**
@@ -116,4 +117,16 @@ export const crashChain = defineWorkflow({
   },
 });
 
-export const BENCH_WORKFLOWS = [noopChain, fanoutChild, fanoutParent, parkAfterSteps, timer, crashChain];
+/**
+ * The deployed system's client (bench/systems/tenor-deployed.ts) declares the release's
+ * `demo.steps` in this process, so the runners started here register it too.
+ */
+export const BENCH_WORKFLOWS = [
+  noopChain,
+  fanoutChild,
+  fanoutParent,
+  parkAfterSteps,
+  timer,
+  crashChain,
+  demoSteps,
+];

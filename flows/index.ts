@@ -4,6 +4,7 @@ import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { createAsset } from "./assets/create-asset.js";
 import { corporateActionDistribution } from "./corporate-actions/distribution.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
+import { demoSteps } from "./demo-steps.js";
 import { claimBatch } from "./identity-claims/claim-batch.js";
 import { deployOrganisationSystem } from "./organisations/deploy-system.js";
 
@@ -11,6 +12,7 @@ import { deployOrganisationSystem } from "./organisations/deploy-system.js";
 export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   demoAssetIssue,
   provisionDemoWallet,
+  demoSteps,
   ...chainTransactionVersions,
   deployOrganisationSystem,
   createAsset,

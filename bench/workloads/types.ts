@@ -20,6 +20,8 @@ export const WORKLOAD_IDS = [
   "W12",
   "W13",
   "W14",
+  "W14IO",
+  "W16",
   "P1",
 ] as const;
 export type WorkloadId = (typeof WORKLOAD_IDS)[number];

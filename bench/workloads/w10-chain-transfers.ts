@@ -8,13 +8,17 @@ import { createLogger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { nowMs, sleep } from "../lib/concurrency.js";
-import { startRunnerRole } from "../lib/runner-role-process.js";
+import { DeployedRole, untilShardsOwned } from "../lib/deployed-roles.js";
 import { measure, notMeasured, type SystemResult, type Workload, type WorkloadContext } from "./types.js";
 
 /** anvil's first two dev accounts (public keys of a public mnemonic): one sender per system. */
 const FLOOR_KEY: Hex = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const RECIPIENT = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const CHAIN_ID = 31337;
+/** The secret's variable and value: anvil's second dev account (a public key of a public mnemonic). */
+const SIGNER_KEY_ENV = "BENCH_CHAIN_SIGNER_KEY";
+const SIGNER_KEY = "0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d";
+const SHARD_COUNT = 64;
 
 /**
  * W10: value transfers from one sender on a real anvil (automine), all started at once. The floor
@@ -43,7 +47,15 @@ export const w10ChainTransfers: Workload = {
       id: "W10",
       title: "chain transfers",
       status: "ok",
-      params: { transfers, senders: 1, automine: true, finalityDepth: 1, watcherIntervalMs: WATCH_MS },
+      params: {
+        transfers,
+        senders: 1,
+        automine: true,
+        finalityDepth: 1,
+        watcherIntervalMs: WATCH_MS,
+        tenor:
+          "the compiled runner role (node dist/workers/main.js) on product defaults but the chain, its signer, durable.sharding.shardCount 64 and the watcher interval",
+      },
       systems,
     };
   },
@@ -80,18 +92,35 @@ async function floorTransfers(url: string, transfers: number): Promise<SystemRes
 }
 
 /**
- * Tenor as deployed: the real runner role (`workers/main.ts`, DAPI_ROLE=runner) in its own process,
- * configured with the chain and one local signer; the bench process only starts executions.
+ * Tenor as deployed: the compiled runner role (`dist/workers/main.js`, DAPI_ROLE=runner) in its own
+ * process, configured with the chain and one local signer `bench` of organisation `bench`; the
+ * bench process only starts executions. Measured once the runner owns every shard: its
+ * confirmation watcher examines only executions of shards it owns.
  */
 async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: number): Promise<SystemResult> {
   const databaseUrl = await ctx.env.freshDatabase("w10");
   const prefix = ctx.env.prefix("w10-tenor");
-  const runner = await startRunnerRole({
+  const runner = await DeployedRole.spawn({
+    role: "runner",
     databaseUrl,
     redisUrl: ctx.env.redisUrl,
     prefix,
-    chain: { id: CHAIN_ID, rpcUrl: url, watchIntervalMs: WATCH_MS },
+    config: {
+      durable: {
+        sharding: { shardCount: SHARD_COUNT },
+        confirmationWatcher: { intervalMs: WATCH_MS },
+      },
+      chains: [{ id: CHAIN_ID, name: "bench", rpcUrls: [url], finality: { depth: 1 } }],
+      signers: [{ id: "bench", kind: "local", orgId: "bench", privateKey: { env: SIGNER_KEY_ENV } }],
+    },
+    secrets: { [SIGNER_KEY_ENV]: SIGNER_KEY },
   });
+  try {
+    await untilShardsOwned([runner], SHARD_COUNT);
+  } catch (error) {
+    await runner.stop();
+    throw error;
+  }
   // Imported here, not at the top: a workflow declared in this process makes the in-process
   // runners of the other workloads refuse to start, and W10 runs last.
   const { chainTransaction } = await import("../../src/chain/lifecycle/transaction-workflow.js");
@@ -117,6 +146,7 @@ async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: numb
     );
     const outcome = await settled(pool, transfers);
     const wallMs = nowMs() - begun;
+    if (outcome.failed > 0) runner.keepLog();
     return {
       status: "ok",
       figures: { transfersPerSec: transfers / (wallMs / 1000), failedTransfers: outcome.failed },
