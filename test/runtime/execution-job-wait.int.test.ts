@@ -39,7 +39,13 @@ afterAll(async () => {
 /** The histogram's count or sum for the executions queue (metric-labels.ts declares every workflow). */
 async function histogram(suffix: "count" | "sum"): Promise<number | undefined> {
   const metric = await metrics.registry.getSingleMetric("tenor_job_wait_seconds")?.get();
-  return metric?.values.find(
+  // prom-client names each histogram sample (`_count`, `_sum`, `_bucket`) on the value itself.
+  const values = (metric?.values ?? []) as Array<{
+    metricName?: string;
+    labels: { queue?: unknown };
+    value: number;
+  }>;
+  return values.find(
     (v) => v.metricName === `tenor_job_wait_seconds_${suffix}` && v.labels.queue === QUEUE_NAMES.executions,
   )?.value;
 }
