@@ -5,7 +5,8 @@ import { problemType } from "./problem.js";
 
 /** `api.admission.*` of the configuration (src/config/schema.ts documents units and defaults). */
 export interface AdmissionSettings {
-  maxPoolWaiting: number;
+  /** Expected wait for a pool connection, in ms, past which a request is refused; 0 disables. */
+  maxPoolWaitMs: number;
   /** Requests in progress in this process; 0 disables (see refusalReason). */
   maxInFlight: number;
   /** Event-loop utilization (0..1) past which a growing share is refused (load-shedder.ts); 0 disables. */
@@ -22,8 +23,8 @@ export type AdmissionReason = "pool_queue" | "event_loop_lag" | "in_flight" | "e
 
 export interface AdmissionOptions {
   settings: AdmissionSettings;
-  /** The pg pool: `waitingCount` is how many queries wait for a connection. */
-  pool: { readonly waitingCount: number };
+  /** Expected wait for a pool connection of a request arriving now, in ms (PoolWaitTracker). */
+  poolWaitMs: () => number;
   /** Event-loop lag now, in milliseconds (EventLoopLagMonitor.lagMs). */
   lagMs: () => number;
   /** Sheds a share of requests while the event loop is saturated (default: a LoadShedder). */
@@ -32,7 +33,7 @@ export interface AdmissionOptions {
 }
 
 const REFUSAL_DETAIL: Readonly<Record<AdmissionReason, string>> = {
-  pool_queue: "too many requests are waiting for a database connection; retry later",
+  pool_queue: "requests wait too long for a database connection; retry later",
   event_loop_lag: "the server is saturated (event-loop lag); retry later",
   in_flight: "the server is serving as many requests as it takes at once; retry later",
   event_loop_busy: "the server is saturated (event loop busy); retry later",
@@ -52,8 +53,8 @@ export interface Admission {
 }
 
 /**
- * Admission control: when the pool's wait queue or the event-loop lag passes its bound, a request
- * is refused at once with 503, `Retry-After` and problem+json, instead of queueing until the
+ * Admission control: when the expected wait for a pool connection or the event-loop lag passes
+ * its bound, a request is refused at once with 503, `Retry-After` and problem+json, instead of queueing until the
  * pool's connection timeout turns it into an error. Accepted requests keep a bounded latency past
  * saturation; clients and load balancers retry elsewhere or later.
  */
@@ -99,12 +100,13 @@ export function createAdmission(options: AdmissionOptions): Admission {
 }
 
 /**
- * Hard bounds, checked in order: the pool's queue, the event-loop lag, and the requests this
- * process has in progress (whatever they wait for: PostgreSQL, Redis, the loop itself).
+ * Hard bounds, checked in order: the expected wait for a pool connection, the requests this
+ * process has in progress (whatever they wait for: PostgreSQL, Redis, the loop itself), and the
+ * event-loop lag.
  */
 function refusalReason(options: AdmissionOptions, inFlight: number): AdmissionReason | null {
-  const { maxPoolWaiting, maxEventLoopLagMs, maxInFlight } = options.settings;
-  if (maxPoolWaiting > 0 && options.pool.waitingCount > maxPoolWaiting) return "pool_queue";
+  const { maxPoolWaitMs, maxEventLoopLagMs, maxInFlight } = options.settings;
+  if (maxPoolWaitMs > 0 && options.poolWaitMs() > maxPoolWaitMs) return "pool_queue";
   if (maxInFlight > 0 && inFlight >= maxInFlight) return "in_flight";
   if (maxEventLoopLagMs > 0 && options.lagMs() > maxEventLoopLagMs) return "event_loop_lag";
   return null;

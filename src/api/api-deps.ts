@@ -50,6 +50,8 @@ export interface ApiDeps {
   metrics?: TenorMetrics;
   /** Event-loop lag now, in milliseconds; admission control reads it. */
   eventLoopLagMs?: () => number;
+  /** Expected wait for a connection of `pool` now, in milliseconds; admission control reads it. */
+  poolWaitMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
   /**

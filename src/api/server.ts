@@ -39,7 +39,7 @@ export function createApiApp(deps: ApiDeps): {
   const admission = deps.settings.admission
     ? createAdmission({
         settings: deps.settings.admission,
-        pool: deps.pool,
+        poolWaitMs: deps.poolWaitMs ?? (() => 0),
         lagMs: deps.eventLoopLagMs ?? (() => 0),
         ...(deps.metrics ? { metrics: deps.metrics } : {}),
       })

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
 import { ConfigError, type ConfigIssue } from "./config-error.js";
-import { configSchema, type TenorConfig } from "./schema.js";
+import { configSchema, REMOVED_KEYS, type TenorConfig } from "./schema.js";
 
 /** Environment variables Tenor reads, and the config key each one sets. Env wins over the file. */
 export const ENV_KEYS: Readonly<Record<string, string>> = Object.freeze({
@@ -82,7 +82,8 @@ function toIssues(error: z.ZodError, raw: Record<string, unknown>): ConfigIssue[
     if (issue.code === "unrecognized_keys") {
       for (const unknownKey of issue.keys) {
         const key = base ? `${base}.${unknownKey}` : unknownKey;
-        issues.push({ key, value: getPath(raw, key), rule: "is not a known configuration key" });
+        const rule = REMOVED_KEYS[key] ?? "is not a known configuration key";
+        issues.push({ key, value: getPath(raw, key), rule });
       }
       continue;
     }

@@ -159,13 +159,21 @@ export const configSchema = z
           })
           .default({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 }),
         /**
-         * Admission control: past either bound a request is refused at once with 503 and
+         * Admission control: past any bound a request is refused at once with 503 and
          * Retry-After instead of queueing behind the database (health and /metrics exempt).
          */
         admission: z
           .object({
-            /** Requests waiting for a pool connection; more than this refuses. 0 disables. */
-            maxPoolWaiting: positiveInt(32, 0),
+            /**
+             * Expected wait for a pool connection, in ms, past which a request is refused
+             * (`pool_queue`). 0 disables. The expected wait is the requests waiting × the mean
+             * time a connection is held ÷ the pool size (src/api/pool-wait-estimate.ts), so a long
+             * queue of quick statements is served and a short one behind a stalled database is
+             * not. Default 250: a twentieth of the pool's 5 s connection timeout, so a request is
+             * refused long before that timeout would fail it, and above the waits of a pool kept
+             * busy by a closed loop of clients (bench W16: a few ms).
+             */
+            maxPoolWaitMs: positiveInt(250, 0),
             /**
              * Requests in progress in one api process; more refuses. 0 (default) disables. Long
              * polls (`Prefer: wait`) count while they wait, so size it above their number.
@@ -188,7 +196,7 @@ export const configSchema = z
           })
           .strict()
           .default({
-            maxPoolWaiting: 32,
+            maxPoolWaitMs: 250,
             maxInFlight: 0,
             maxEventLoopUtilization: 0,
             maxEventLoopLagMs: 500,
@@ -207,7 +215,7 @@ export const configSchema = z
         rateLimit: { max: 2_000, windowSeconds: 10 },
         http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
         admission: {
-          maxPoolWaiting: 32,
+          maxPoolWaitMs: 250,
           maxInFlight: 0,
           maxEventLoopUtilization: 0,
           maxEventLoopLagMs: 500,
@@ -639,3 +647,13 @@ export const configSchema = z
 
 /** The validated, frozen configuration every module receives. */
 export type TenorConfig = z.infer<typeof configSchema>;
+
+/**
+ * Keys that no longer exist, each with the rule reported when a configuration still sets one: what
+ * replaced it. "Is not a known configuration key" would leave the operator guessing, and accepting
+ * the key would let it silently do nothing.
+ */
+export const REMOVED_KEYS: Readonly<Record<string, string>> = Object.freeze({
+  "api.admission.maxPoolWaiting":
+    "was removed: admission now bounds the expected wait for a pool connection, not the number waiting; set api.admission.maxPoolWaitMs (ms, default 250, 0 disables) instead",
+});

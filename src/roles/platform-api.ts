@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
 import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
+import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
@@ -71,6 +72,8 @@ export function createPlatformApi(options: PlatformApiOptions): {
   const keys = new PgApiKeys(pool);
   const monitor = options.admission && !options.eventLoopLagMs ? new EventLoopLagMonitor() : undefined;
   const eventLoopLagMs = options.eventLoopLagMs ?? (monitor ? () => monitor.lagMs() : undefined);
+  // Only with admission on: it is the estimate's one reader, and the listeners run on every checkout.
+  const poolWait = options.admission ? trackPoolWait(pool) : undefined;
   const api = createApiApp({
     settings: { ...options.settings, admission: options.admission },
     registry: options.registry,
@@ -88,6 +91,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     health: options.health,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
+    ...(poolWait ? { poolWaitMs: poolWait.expectedWaitMs } : {}),
     chainIds: options.chainIds ?? [],
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
@@ -99,6 +103,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     ready: () => monitor?.restart(),
     close: async () => {
       monitor?.stop();
+      poolWait?.stop();
       await api.close();
       await execution.close();
     },

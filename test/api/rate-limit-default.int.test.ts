@@ -40,7 +40,7 @@ beforeAll(async () => {
   keys = new PgApiKeys(db.pool);
   const dir = mkdtempSync(path.join(tmpdir(), "tenor-rate-limit-"));
   const config = path.join(dir, "api.yaml");
-  writeFileSync(config, JSON.stringify({ api: { admission: { maxPoolWaiting: 0, maxEventLoopLagMs: 0 } } }));
+  writeFileSync(config, JSON.stringify({ api: { admission: { maxPoolWaitMs: 0, maxEventLoopLagMs: 0 } } }));
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   api = spawnRole({

@@ -51,12 +51,25 @@ describe("shutdown and startup", () => {
 describe("api.admission", () => {
   it("defaults to bounds that refuse only past saturation", () => {
     expect(loadConfig({ env: base }).api.admission).toEqual({
-      maxPoolWaiting: 32,
+      maxPoolWaitMs: 250,
       maxInFlight: 0,
       maxEventLoopUtilization: 0,
       maxEventLoopLagMs: 500,
       retryAfterSeconds: 1,
     });
+  });
+
+  it("refuses the removed maxPoolWaiting with the key that replaced it, rather than ignoring it", () => {
+    expect(issuesOf({}, "api:\n  admission: { maxPoolWaiting: 32 }\n")).toEqual([
+      "api.admission.maxPoolWaiting = 32: was removed: admission now bounds the expected wait for a pool connection, not the number waiting; set api.admission.maxPoolWaitMs (ms, default 250, 0 disables) instead",
+    ]);
+  });
+
+  it("takes maxPoolWaitMs 0 to turn the pool bound off", () => {
+    expect(issuesOf({}, "api:\n  admission: { maxPoolWaitMs: 0 }\n")).toEqual([]);
+    expect(issuesOf({}, "api:\n  admission: { maxPoolWaitMs: -1 }\n")).toEqual([
+      "api.admission.maxPoolWaitMs = -1: must be ≥ 0",
+    ]);
   });
 
   it("refuses a Retry-After of zero", () => {

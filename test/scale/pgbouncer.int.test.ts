@@ -150,7 +150,7 @@ if (!INSTALLED) {
         // This machine is loaded by design; the api must not shed the test's requests.
         api: {
           rateLimit: { max: 1_000_000, windowSeconds: 60 },
-          admission: { maxPoolWaiting: 0, maxEventLoopLagMs: 0 },
+          admission: { maxPoolWaitMs: 0, maxEventLoopLagMs: 0 },
         },
       }),
     );
