@@ -52,7 +52,7 @@ export const w16ApiClosedLoop: Workload = {
           "createExecutionClient in the bench process (own pool of 20 and Redis connection): start, then waitForTerminal until the completed, checked output",
         roles:
           "node dist/workers/main.js (built by npm run build at the start of the run), one api and one runner; environment DATABASE_URL, REDIS_URL, TENOR_REDIS_PREFIX, the ports, TENOR_LOG_LEVEL=info (the default)",
-        nonDefaults: `api role only, its configuration file ${JSON.stringify(DEPLOYED_API_CONFIG)}: api.rateLimit (default 600 per 60 s) and api.admission.maxPoolWaiting 0 (default 32, which refused about a fifth of the starts with 503 pool_queue at 100 clients on a loaded 2-core machine), because a throughput benchmark tests neither a rate limit nor admission (W13 does); the runner has no configuration file`,
+        nonDefaults: `api role only, its configuration file ${JSON.stringify(DEPLOYED_API_CONFIG)}: api.rateLimit (default 2000 per 10 s per key), because a throughput benchmark does not test a rate limit; admission control on its defaults (a closed loop must be admitted; W13 tests it past saturation); the runner has no configuration file`,
       },
       systems: {
         floor: notMeasured("no API"),
