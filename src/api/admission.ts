@@ -54,9 +54,9 @@ export interface Admission {
 
 /**
  * Admission control: when the expected wait for a pool connection or the event-loop lag passes
- * its bound, a request is refused at once with 503, `Retry-After` and problem+json, instead of queueing until the
- * pool's connection timeout turns it into an error. Accepted requests keep a bounded latency past
- * saturation; clients and load balancers retry elsewhere or later.
+ * its bound, a request is refused at once with 503, `Retry-After` and problem+json, instead of
+ * queueing until the pool's connection timeout turns it into an error. Accepted requests keep a
+ * bounded latency past saturation; clients and load balancers retry elsewhere or later.
  */
 export function createAdmission(options: AdmissionOptions): Admission {
   const { settings } = options;

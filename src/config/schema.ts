@@ -170,8 +170,9 @@ export const configSchema = z
              * time a connection is held ÷ the pool size (src/api/pool-wait-estimate.ts), so a long
              * queue of quick statements is served and a short one behind a stalled database is
              * not. Default 250: a twentieth of the pool's 5 s connection timeout, so a request is
-             * refused long before that timeout would fail it, and above the waits of a pool kept
-             * busy by a closed loop of clients (bench W16: a few ms).
+             * refused long before that timeout would fail it, and above the waits of a healthy
+             * database behind a saturated api process (bench W13 on 2 cores: p99 about 120 ms).
+             * CPU saturation is maxEventLoopUtilization's to catch, not this bound's.
              */
             maxPoolWaitMs: positiveInt(250, 0),
             /**
