@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type pg from "pg";
-import { forEachLimit, nowMs } from "../lib/concurrency.js";
+import { expectResult } from "../lib/checked-result.js";
+import { nowMs } from "../lib/concurrency.js";
 
 /**
  * The physical floor of one durable step: one Redis Lua call (the doorbell/queue move a step
@@ -46,33 +47,27 @@ export class FloorSystem {
     await this.pool.query({
       name: "bench_floor_checkpoint",
       text: "INSERT INTO bench_checkpoints (chain_id, position, result) VALUES ($1, $2, $3::jsonb)",
-      values: [chainId, position, String(position)],
+      values: [chainId, position, String(position + 1)],
     });
   }
 
-  /** Runs one chain of `steps` steps; returns its duration in ms. */
+  /**
+   * Runs one chain of `steps` steps as its client sees it: from the first step until the last
+   * checkpoint (the count of steps done) is committed, read back and checked. Returns the
+   * duration in ms.
+   * @throws Error when the checkpoint read back is not the chain's result.
+   */
   async chain(steps: number): Promise<number> {
     const id = randomUUID();
     const started = nowMs();
     for (let i = 0; i < steps; i++) await this.step(id, i);
-    return nowMs() - started;
-  }
-
-  /**
-   * `chains` chains of `steps` steps with `concurrency` in flight. Returns each chain's duration
-   * (from its own first step) and the wall time of the whole batch.
-   */
-  async chains(
-    chains: number,
-    steps: number,
-    concurrency: number,
-  ): Promise<{ durations: number[]; wallMs: number }> {
-    const durations: number[] = [];
-    const started = nowMs();
-    await forEachLimit(chains, concurrency, async () => {
-      durations.push(await this.chain(steps));
+    const { rows } = await this.pool.query<{ result: unknown }>({
+      name: "bench_floor_read",
+      text: "SELECT result FROM bench_checkpoints WHERE chain_id = $1 AND position = $2",
+      values: [id, steps - 1],
     });
-    return { durations, wallMs: nowMs() - started };
+    expectResult(`floor chain ${id}`, rows[0]?.result, steps);
+    return nowMs() - started;
   }
 
   /** A start at the floor: the execution row insert and one Redis call to enqueue it. */
