@@ -20,7 +20,7 @@ export async function allAtOnce(count: number, steps: number, chain: Chain): Pro
   return { durations, wallMs: nowMs() - started };
 }
 
-/** `count` workflows with at most `limit` in flight, each started when one finished (W2C, the floor of W2). */
+/** `count` workflows with at most `limit` in flight, each started when one finished (W2C). */
 export async function withLimit(count: number, limit: number, steps: number, chain: Chain): Promise<Batch> {
   const durations: number[] = [];
   const started = nowMs();

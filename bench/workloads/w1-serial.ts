@@ -3,6 +3,7 @@ import { summarize } from "../lib/stats.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
+import { FloorSerialSystem } from "../systems/floor-serial.js";
 import { TenorSystem } from "../systems/tenor.js";
 import type { SystemName, SystemResult, Workload } from "./types.js";
 
@@ -21,9 +22,9 @@ function plan(quick: boolean): Array<{ steps: number; runs: number }> {
 const WARMUP_RUNS = 3;
 
 /**
- * Runs every system's chains interleaved (floor, bullmq, dbos, tenor, floor, ...), so a burst of
- * load from other users of the machine hits every system alike. Each timed chain gives one
- * sample of ms/step; the headline p50/p99 pool both chain lengths.
+ * Runs every system's chains interleaved (floor, floor-serial, bullmq, dbos, tenor, floor, ...),
+ * so a burst of load from other users of the machine hits every system alike. Each timed chain
+ * gives one sample of ms/step; the headline p50/p99 pool both chain lengths.
  */
 async function interleaved(
   quick: boolean,
@@ -80,6 +81,7 @@ export const w1Serial: Workload = {
     const url = await ctx.env.freshDatabase("w1");
     const pool = ctx.env.pool(url);
     const floor = new FloorSystem(pool, ctx.env.redis, ctx.env.prefix("w1-floor"));
+    const floorSerial = new FloorSerialSystem(pool, ctx.env.redis, ctx.env.prefix("w1-floor-serial"));
     const bullmq = new BullmqChainSystem(pool, ctx.env.redisUrl, ctx.env.prefix("w1-bullmq"));
     const dbos = await ctx.dbos();
     const tenor = await TenorSystem.start({
@@ -92,11 +94,12 @@ export const w1Serial: Workload = {
       await bullmq.prepare();
       const chains: Partial<Record<SystemName, Chain>> = {
         floor: (steps) => floor.chain(steps),
+        "floor-serial": (steps) => floorSerial.chain(steps),
         bullmq: (steps) => bullmq.chain(steps),
         tenor: (steps) => tenor.chain(steps),
       };
       if (!("error" in dbos)) chains.dbos = (steps) => (dbos as DbosSystem).chain(steps);
-      ctx.log("  floor, bullmq, dbos, tenor interleaved ...");
+      ctx.log("  floor, floor-serial, bullmq, dbos, tenor interleaved ...");
       const systems = await interleaved(ctx.quick, chains);
       if ("error" in dbos) systems.dbos = { status: "unavailable", reason: dbos.error };
       return {

@@ -80,6 +80,7 @@ export const w2cClosedLoop: Workload = {
         loop: "each client starts its next workflow when it holds its last one's checked result",
         sample:
           "one workflow: its client's start call until the client holds the checked result (read back from PostgreSQL), as W1",
+        floor: "writes and Lua calls grouped per tick across the clients' chains",
         tenor:
           "ExecutionClient.start, then waitForTerminal (announcement, then the read); runnerConcurrency 100 (default)",
       },
