@@ -4,8 +4,9 @@
  * synchronous run, at once while a write slot is free or while none runs, a 1 ms timer) and with
  * its Lua calls pipelined per group or sent one per step, next to one commit per step
  * (floor-serial), and the floor's default with twice Tenor's statements in flight. Each variant
- * runs W1's serial 10-step chain, W2's batch and W2C's closed loop; the variants take turns round
- * by round so load from other users of the machine hits them alike. The fastest becomes
+ * runs W1's serial 10-step chain (between a Tenor and a BullMQ chain in the same process, as in
+ * W1), W2's batch and W2C's closed loop; the variants take turns round by round so load from
+ * other users of the machine hits them alike. The fastest becomes
  * bench/systems/floor.ts's default.
  *
  * Usage: node --import tsx bench/probes/floor-variants.ts
@@ -17,8 +18,10 @@ import { BenchEnv } from "../lib/bench-env.js";
 import { type Chain, withLimit } from "../lib/chains.js";
 import { median } from "../lib/stats.js";
 import type { FlushOn } from "../lib/tick-group.js";
+import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import { type FloorProgram, type FloorRedisCalls, FloorSystem } from "../systems/floor.js";
 import { FloorSerialSystem } from "../systems/floor-serial.js";
+import { TenorSystem } from "../systems/tenor.js";
 
 const STEPS = 10;
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -34,13 +37,21 @@ const FLUSHES: Record<string, FlushOn> = {
   "at-once-when-idle": "at-once-when-idle",
   "1ms": { afterMs: 1 },
 };
-const REDIS_CALLS: readonly FloorRedisCalls[] = ["pipelined", "per-step"];
+const REDIS_CALLS: readonly FloorRedisCalls[] = ["pipelined", "per-step", "pipelined-when-busy"];
 
 const env = BenchEnv.fromEnv(process.env);
 try {
   await env.prepareTemplate();
   const url = await env.freshDatabase("floor_variants");
   const pool = env.pool(url);
+  // W1 runs the floors between other systems' chains in one process; so does the serial shape here.
+  const tenor = await TenorSystem.start({
+    databaseUrl: url,
+    redisUrl: env.redisUrl,
+    prefix: env.prefix("tenor"),
+  });
+  const bullmq = new BullmqChainSystem(pool, env.redisUrl, env.prefix("bullmq"));
+  await bullmq.prepare();
   const variants: Array<[string, FloorProgram]> = [
     ["floor-serial", new FloorSerialSystem(pool, env.redis, env.prefix("serial"))],
   ];
@@ -65,7 +76,11 @@ try {
     for (const [name, floor] of variants) {
       const chain: Chain = (steps) => floor.chain(steps);
       const serial: number[] = [];
-      for (let i = 0; i < SERIAL_RUNS; i++) serial.push((await chain(STEPS)) / STEPS);
+      for (let i = 0; i < SERIAL_RUNS; i++) {
+        await tenor.chain(STEPS);
+        await bullmq.chain(STEPS);
+        serial.push((await chain(STEPS)) / STEPS);
+      }
       const batch = await withLimit(WORKFLOWS, IN_FLIGHT, STEPS, chain);
       const loop = await withLimit(WORKFLOWS, CLIENTS, STEPS, chain);
       if (round < 0) continue; // warm-up: connections, statements, scripts
@@ -83,6 +98,7 @@ try {
     w2cStepsPerSec: Math.round(median(f.w2c)),
   }));
   console.log(JSON.stringify({ rounds: ROUNDS, workflows: WORKFLOWS, inFlight: IN_FLIGHT, table }, null, 2));
+  await Promise.allSettled([tenor.stop(), bullmq.stop()]);
   await pool.end();
 } finally {
   await env.cleanup();

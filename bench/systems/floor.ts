@@ -87,14 +87,17 @@ export abstract class FloorProgram {
   protected abstract read(chainId: string, position: number): Promise<unknown>;
 }
 
-/** How {@link FloorSystem} sends its Redis calls: one pipeline per group, or each on its own. */
-export type FloorRedisCalls = "pipelined" | "per-step";
+/**
+ * How {@link FloorSystem} sends its Redis calls: one pipeline per group, each on its own, or a
+ * call at once while no pipeline is out and the calls made meanwhile as one pipeline.
+ */
+export type FloorRedisCalls = "pipelined" | "per-step" | "pipelined-when-busy";
 
 export interface FloorOptions {
   /**
-   * When a group leaves. Default `microtask`: measured with bench/probes/floor-variants.ts, it is
-   * as fast as Tenor's `immediate` under load and faster for a lone chain, which then pays no
-   * extra turn of the event loop per call.
+   * When a group leaves. Default `immediate`, the next turn of the event loop, as Tenor's
+   * batchers: measured with bench/probes/floor-variants.ts, it moves as many steps as any other
+   * moment, and a lone chain among other systems' chains (W1) then costs what floor-serial does.
    */
   flushOn?: FlushOn;
   /** Default `pipelined`. */
@@ -128,16 +131,20 @@ export class FloorSystem extends FloorProgram {
   constructor(pool: pg.Pool, redis: Redis, prefix: string, options: FloorOptions = {}) {
     super(pool, redis, prefix);
     const group = {
-      flushOn: options.flushOn ?? "microtask",
+      flushOn: options.flushOn ?? "immediate",
       maxBatch: JOURNAL_GROUP_COMMIT.maxBatch,
       maxInFlight: options.maxInFlight ?? JOURNAL_GROUP_COMMIT.maxInFlight,
     };
     this.writes = new TickGroup((rows) => this.insert(rows), group);
     this.reads = new TickGroup((keys) => this.select(keys), group);
+    const redisCalls = options.redisCalls ?? "pipelined";
     this.calls =
-      (options.redisCalls ?? "pipelined") === "pipelined"
-        ? new TickGroup((items) => this.pipeline(items), group)
-        : null;
+      redisCalls === "per-step"
+        ? null
+        : new TickGroup(
+            (items) => this.pipeline(items),
+            redisCalls === "pipelined" ? group : { ...group, flushOn: "at-once-when-idle" },
+          );
   }
 
   protected async call(chainId: string, position: number): Promise<void> {
