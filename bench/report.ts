@@ -140,8 +140,13 @@ export interface TargetResult {
   met: boolean | null;
 }
 
+type Peer = Exclude<SystemName, "tenor">;
+
+/** The systems Tenor is divided by, in table order. */
+const PEERS: readonly Peer[] = SYSTEMS.filter((s): s is Peer => s !== "tenor");
+
 /** Tenor's figure divided by another system's, per figure (and per variant). */
-export type Ratios = Partial<Record<Exclude<SystemName, "tenor">, Record<string, FigureValue | null>>>;
+export type Ratios = Partial<Record<Peer, Record<string, FigureValue | null>>>;
 
 export interface Report {
   date: string;
@@ -163,8 +168,7 @@ export function computeRatios(result: WorkloadResult): Ratios {
   const tenor = figuresOf(result, "tenor");
   const ratios: Ratios = {};
   if (!tenor) return ratios;
-  for (const peer of SYSTEMS) {
-    if (peer === "tenor") continue;
+  for (const peer of PEERS) {
     const other = figuresOf(result, peer);
     if (!other) continue;
     const row: Record<string, FigureValue | null> = {};
@@ -264,7 +268,7 @@ function cell(result: WorkloadResult, system: SystemName, path: string): string 
   return formatNumber(figureAt(r.figures, path));
 }
 
-function ratioCell(ratios: Ratios, peer: Exclude<SystemName, "tenor">, path: string): string {
+function ratioCell(ratios: Ratios, peer: Peer, path: string): string {
   const row = ratios[peer];
   if (!row) return "";
   const [name, variant] = path.split(".") as [string, string | undefined];
@@ -290,21 +294,14 @@ function figurePaths(result: WorkloadResult): string[] {
 
 /** The results as rows of a Markdown table (also readable on a terminal). */
 export function renderTable(report: Report): string {
-  const header = [
-    "workload",
-    "figure",
-    "floor",
-    "bullmq",
-    "dbos",
-    "tenor",
-    "tenor/floor",
-    "tenor/bullmq",
-    "tenor/dbos",
-  ];
+  const header = ["workload", "figure", ...SYSTEMS, ...PEERS.map((peer) => `tenor/${peer}`)];
   const rows: string[][] = [];
   for (const result of report.workloads) {
     if (result.status !== "ok") {
-      rows.push([`${result.id} ${result.title}`, result.status, "", "", "", result.reason ?? "", "", "", ""]);
+      const blank = header.map(() => "");
+      blank.splice(0, 2, `${result.id} ${result.title}`, result.status);
+      blank[SYSTEMS.indexOf("tenor") + 2] = result.reason ?? "";
+      rows.push(blank);
       continue;
     }
     for (const path of figurePaths(result)) {
@@ -312,13 +309,8 @@ export function renderTable(report: Report): string {
       rows.push([
         `${result.id} ${result.title}`,
         unit ? `${path} (${unit})` : path,
-        cell(result, "floor", path),
-        cell(result, "bullmq", path),
-        cell(result, "dbos", path),
-        cell(result, "tenor", path),
-        ratioCell(result.ratios, "floor", path),
-        ratioCell(result.ratios, "bullmq", path),
-        ratioCell(result.ratios, "dbos", path),
+        ...SYSTEMS.map((system) => cell(result, system, path)),
+        ...PEERS.map((peer) => ratioCell(result.ratios, peer, path)),
       ]);
     }
   }

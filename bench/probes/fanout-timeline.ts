@@ -16,10 +16,13 @@ try {
     redisUrl: env.redisUrl,
     prefix: env.prefix("fanout"),
   });
-  await tenor.listenForCompletions();
   for (let run = 0; run < Number(process.env.RUNS ?? 4); run++) {
     const began = performance.now();
-    const { executionId, completedAt } = await tenor.run("bench.fanout-parent", { children: 100 });
+    const { executionId, completedAt } = await tenor.run(
+      "bench.fanout-parent",
+      { children: 100 },
+      { sum: 4950 },
+    );
     const { rows } = await tenor.pool.query(
       `SELECT
          extract(epoch FROM (min(c.created_at) - p.created_at)) * 1000 AS first_child_row,

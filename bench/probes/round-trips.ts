@@ -97,8 +97,7 @@ try {
       redisUrl: env.redisUrl,
       prefix: env.prefix("rt-runs"),
     });
-    await tenor.listenForCompletions();
-    await tenor.run("bench.noop-chain", { steps: 1 });
+    await tenor.chain(1);
     await measureBackground(3_000);
     results["runner idle, per second"] = Object.fromEntries(
       KEYS.map((k) => [k, Number((background[k] * 1000).toFixed(1))]),
@@ -106,11 +105,11 @@ try {
     for (const steps of [1, 10]) {
       const n = 50;
       const before = snapshot();
-      for (let i = 0; i < n; i++) await tenor.run("bench.noop-chain", { steps });
-      results[`serial workflow of ${steps} step(s), start to completion`] = per(before, n);
+      for (let i = 0; i < n; i++) await tenor.chain(steps);
+      results[`serial workflow of ${steps} step(s), start to the client's checked result`] = per(before, n);
     }
     const before = snapshot();
-    await tenor.run("bench.fanout-parent", { children: 100 });
+    await tenor.run("bench.fanout-parent", { children: 100 }, { sum: 4950 });
     results["fan-out of 100: per child (parent's work included)"] = per(before, 100);
     await tenor.stop();
   }

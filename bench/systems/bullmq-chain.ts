@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { FlowProducer, type Job, Queue, QueueEvents, Worker } from "bullmq";
 import type pg from "pg";
+import { expectResult } from "../lib/checked-result.js";
 import { nowMs } from "../lib/concurrency.js";
 import { FLOOR_TABLE_SQL } from "./floor.js";
 
@@ -15,7 +16,10 @@ const WORKER_CONCURRENCY = 100;
 
 /**
  * The plain BullMQ peer: what a team would write without an engine. One job per step; the job
- * commits a checkpoint row and then adds the next step's job. Locks are BullMQ's defaults.
+ * commits a checkpoint row (the count of steps done) and then adds the next step's job. Locks are
+ * BullMQ's defaults. A chain's client learns that its last job finished from the worker's
+ * `completed` event (in this process: no notification is cheaper), then reads the last checkpoint
+ * back from PostgreSQL and checks it.
  */
 export class BullmqChainSystem {
   private readonly queue: Queue<ChainJob>;
@@ -24,7 +28,7 @@ export class BullmqChainSystem {
   private readonly flowWorker: Worker;
   private readonly flows: FlowProducer;
   private flowEvents: QueueEvents | null = null;
-  private readonly chainDone = new Map<string, () => void>();
+  private readonly chainDone = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -38,6 +42,13 @@ export class BullmqChainSystem {
       prefix,
       concurrency: WORKER_CONCURRENCY,
       removeOnComplete: { count: 0 },
+    });
+    this.worker.on("completed", (job) => {
+      const { chainId, step, total } = job.data;
+      if (step + 1 === total) this.settleChain(chainId, null);
+    });
+    this.worker.on("failed", (job, error) => {
+      if (job) this.settleChain(job.data.chainId, error);
     });
     this.flowQueue = new Queue("fanout", { connection, prefix });
     this.flowWorker = new Worker("fanout", (job) => this.processFlowJob(job), {
@@ -63,32 +74,37 @@ export class BullmqChainSystem {
     await this.pool.query({
       name: "bench_bullmq_checkpoint",
       text: "INSERT INTO bench_checkpoints (chain_id, position, result) VALUES ($1, $2, $3::jsonb)",
-      values: [chainId, step, String(step)],
+      values: [chainId, step, String(step + 1)],
     });
-    if (step + 1 < total) {
+    if (step + 1 < total)
       await this.queue.add("step", { chainId, step: step + 1, total }, { removeOnComplete: true });
-      return;
-    }
-    const done = this.chainDone.get(chainId);
-    this.chainDone.delete(chainId);
-    done?.();
   }
 
-  /** Runs one chain; resolves with its duration in ms (from the first add to the last checkpoint). */
+  private settleChain(chainId: string, error: Error | null): void {
+    const waiter = this.chainDone.get(chainId);
+    this.chainDone.delete(chainId);
+    if (error) waiter?.reject(error);
+    else waiter?.resolve();
+  }
+
+  /**
+   * Runs one chain as its client sees it: from the first add until its last job finished and the
+   * client read the last checkpoint back and checked it. Resolves with the duration in ms.
+   * @throws Error when a step's job failed or the checkpoint read back is not the chain's result.
+   */
   async chain(steps: number): Promise<number> {
     const chainId = randomUUID();
     const started = nowMs();
-    const done = new Promise<void>((resolve) => this.chainDone.set(chainId, resolve));
+    const done = new Promise<void>((resolve, reject) => this.chainDone.set(chainId, { resolve, reject }));
     await this.queue.add("step", { chainId, step: 0, total: steps }, { removeOnComplete: true });
     await done;
+    const { rows } = await this.pool.query<{ result: unknown }>({
+      name: "bench_bullmq_read",
+      text: "SELECT result FROM bench_checkpoints WHERE chain_id = $1 AND position = $2",
+      values: [chainId, steps - 1],
+    });
+    expectResult(`bullmq chain ${chainId}`, rows[0]?.result, steps);
     return nowMs() - started;
-  }
-
-  /** `count` chains started at once; durations from each chain's add, plus the batch wall time. */
-  async concurrentChains(count: number, steps: number): Promise<{ durations: number[]; wallMs: number }> {
-    const started = nowMs();
-    const durations = await Promise.all(Array.from({ length: count }, () => this.chain(steps)));
-    return { durations, wallMs: nowMs() - started };
   }
 
   /** A start: the row insert plus one `Queue.add`. */

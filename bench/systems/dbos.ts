@@ -1,5 +1,6 @@
 import { DBOS } from "@dbos-inc/dbos-sdk";
 import pg from "pg";
+import { expectResult } from "../lib/checked-result.js";
 import { nowMs } from "../lib/concurrency.js";
 
 /**
@@ -55,18 +56,17 @@ export class DbosSystem {
     return new DbosSystem(pool);
   }
 
-  /** Runs one `steps`-step workflow; resolves with start-to-result in ms. */
+  /**
+   * Runs one `steps`-step workflow; resolves with the start call to the checked result, in ms.
+   * @throws Error when the workflow failed or returned another count than `steps`.
+   */
   async chain(steps: number): Promise<number> {
     const started = nowMs();
     const handle = await DBOS.startWorkflow(dbosNoopChain)(steps);
-    await handle.getResult();
-    return nowMs() - started;
-  }
-
-  async concurrentChains(count: number, steps: number): Promise<{ durations: number[]; wallMs: number }> {
-    const started = nowMs();
-    const durations = await Promise.all(Array.from({ length: count }, () => this.chain(steps)));
-    return { durations, wallMs: nowMs() - started };
+    const result = await handle.getResult();
+    const at = nowMs();
+    expectResult(`dbos workflow ${handle.workflowID}`, result, steps);
+    return at - started;
   }
 
   /** A parent workflow starting `children` child workflows and awaiting them; duration in ms. */

@@ -7,9 +7,10 @@ import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
-import { finishedChannel } from "../../src/runtime/execution-finished.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { expectResult } from "../lib/checked-result.js";
+import { nowMs } from "../lib/concurrency.js";
 import { BENCH_WORKFLOWS } from "../workflows.js";
 
 /** `durable.*` overrides a workload may set; the rest are the product defaults. */
@@ -24,10 +25,37 @@ export interface TenorOptions {
   runner?: boolean;
 }
 
+/** How long a client waits for one execution to finish before the sample is an error. */
+const WAIT_TIMEOUT_MS = 120_000;
+
+/**
+ * Starts `workflow` and waits for it as a client of Tenor does: `ExecutionClient.start`, then
+ * `waitForTerminal` (the runner's announcement, then the read that answers). Resolves with the
+ * performance.now() at which the client held the result, once it is checked: an execution that
+ * failed, did not finish within two minutes, or completed with another output than `expected` is
+ * an error, never a completion.
+ */
+export async function runExecution(
+  client: ExecutionClient,
+  workflow: string,
+  input: unknown,
+  expected: unknown,
+): Promise<{ executionId: string; completedAt: number }> {
+  const { executionId } = await client.start({ workflow, input });
+  const view = await client.waitForTerminal(executionId, WAIT_TIMEOUT_MS);
+  const completedAt = nowMs();
+  if (view.status !== "completed")
+    throw new Error(
+      `${workflow} ${executionId} ended ${view.status}${view.failure ? `: ${view.failure.message}` : ""}`,
+    );
+  expectResult(`${workflow} ${executionId}`, view.output, expected);
+  return { executionId, completedAt };
+}
+
 /**
  * Tenor wired exactly as the runner role wires it (product config defaults, the `pg` pool of
- * src/store, two Redis connections), in the benchmark process, plus a completion listener on the
- * runners' announcements of finished executions.
+ * src/store, two Redis connections), in the benchmark process, with the client an API role builds
+ * (createExecutionClient: the executions queue and the runners' finished notifications).
  */
 export class TenorSystem {
   readonly config: TenorConfig;
@@ -39,9 +67,6 @@ export class TenorSystem {
   private readonly workerRedis: Redis;
   private readonly closeClient: () => Promise<void>;
   private runtime: RunnerRuntime | null = null;
-  private subscriber: Redis | null = null;
-  private readonly waiters = new Map<string, (at: number) => void>();
-  private readonly finishedEarly = new Map<string, number>();
 
   private constructor(options: TenorOptions) {
     this.config = loadConfig({
@@ -86,43 +111,26 @@ export class TenorSystem {
   }
 
   /**
-   * Listens for finished executions as a client of Tenor learns of them: the runner's
-   * announcement, published once the terminal status has committed (src/runtime/execution-finished.ts).
-   * Call before {@link run}.
+   * Runs `workflow` as a client of Tenor does and resolves when that client holds the checked
+   * result: {@link runExecution} on this system's client.
    */
-  async listenForCompletions(): Promise<void> {
-    const subscriber = this.producerRedis.duplicate();
-    this.subscriber = subscriber;
-    subscriber.on("message", (_channel: string, executionId: string) => {
-      const waiter = this.waiters.get(executionId);
-      if (!waiter) {
-        this.finishedEarly.set(executionId, performance.now());
-        return;
-      }
-      this.waiters.delete(executionId);
-      waiter(performance.now());
-    });
-    await subscriber.subscribe(finishedChannel(this.config.redisPrefix));
+  run(
+    workflow: string,
+    input: unknown,
+    expected: unknown,
+  ): Promise<{ executionId: string; completedAt: number }> {
+    return runExecution(this.client, workflow, input, expected);
   }
 
-  /**
-   * Starts `workflow` and resolves with the performance.now() at which its job completed.
-   * A completion seen before the caller registered (impossible in practice) is kept until read.
-   */
-  async run(workflow: string, input: unknown): Promise<{ executionId: string; completedAt: number }> {
-    const { executionId } = await this.client.start({ workflow, input });
-    const seen = this.finishedEarly.get(executionId);
-    if (seen !== undefined) {
-      this.finishedEarly.delete(executionId);
-      return { executionId, completedAt: seen };
-    }
-    const completedAt = await new Promise<number>((resolve) => this.waiters.set(executionId, resolve));
-    return { executionId, completedAt };
+  /** One `bench.noop-chain` of `steps` steps: start call to its checked output, in ms. */
+  async chain(steps: number): Promise<number> {
+    const started = nowMs();
+    const { completedAt } = await this.run("bench.noop-chain", { steps }, { done: steps });
+    return completedAt - started;
   }
 
   async stop(): Promise<void> {
     await this.runtime?.stop().catch(() => undefined);
-    this.subscriber?.disconnect();
     await this.closeClient().catch(() => undefined);
     this.producerRedis.disconnect();
     this.workerRedis.disconnect();

@@ -1,7 +1,11 @@
 import type { BenchEnv } from "../lib/bench-env.js";
 import type { DbosSystem } from "../systems/dbos.js";
 
-export const SYSTEMS = ["floor", "bullmq", "dbos", "tenor"] as const;
+/**
+ * Systems a workload can report. `floor` is the least this machine can spend on the durable work
+ * (bench/systems/floor.ts); `floor-serial` is the same work with one commit per step (W1 only).
+ */
+export const SYSTEMS = ["floor", "floor-serial", "bullmq", "dbos", "tenor"] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
 export const WORKLOAD_IDS = [

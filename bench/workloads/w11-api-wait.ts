@@ -5,14 +5,16 @@ import { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { PgExecutionQueries } from "../../src/store/pg-execution-queries.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { expectResult } from "../lib/checked-result.js";
 import { nowMs } from "../lib/concurrency.js";
 import { summarize } from "../lib/stats.js";
-import { TenorSystem } from "../systems/tenor.js";
+import { runExecution, TenorSystem } from "../systems/tenor.js";
 import { measure, notMeasured, type Workload } from "./types.js";
 
 const STEPS = 10;
 const WARMUP_RUNS = 3;
 const WORKFLOW = "bench.noop-chain";
+const EXPECTED = { done: STEPS };
 const API_SCRIPT = fileURLToPath(new URL("../tenor-api.ts", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -72,7 +74,6 @@ export const w11ApiWait: Workload = {
     });
     let api: ChildProcess | undefined;
     try {
-      await tenor.listenForCompletions();
       const spawned = await spawnApi({
         DATABASE_URL: url,
         REDIS_URL: ctx.env.redisUrl,
@@ -84,10 +85,8 @@ export const w11ApiWait: Workload = {
       const samples = { engine: [] as number[], api: [] as number[], poll: [] as number[] };
       const tenorResult = await measure(ctx, "tenor (engine, api, polling interleaved)", async () => {
         for (let run = -WARMUP_RUNS; run < runs; run++) {
+          const engine = await tenor.chain(STEPS);
           let t = nowMs();
-          const { completedAt } = await tenor.run(WORKFLOW, { steps: STEPS });
-          const engine = completedAt - t;
-          t = nowMs();
           const res = await fetch(endpoint, {
             method: "POST",
             headers: {
@@ -97,15 +96,14 @@ export const w11ApiWait: Workload = {
             },
             body: JSON.stringify({ steps: STEPS }),
           });
-          const body = (await res.json()) as { status?: string };
+          const body = (await res.json()) as { status?: string; result?: unknown };
           const apiMs = nowMs() - t;
           if (res.status !== 200 || body.status !== "completed")
             throw new Error(`Prefer: wait answered ${res.status} ${JSON.stringify(body)}`);
+          expectResult("Prefer: wait", body.result, EXPECTED);
           t = nowMs();
-          const { executionId } = await polling.start({ workflow: WORKFLOW, input: { steps: STEPS } });
-          const view = await polling.waitForTerminal(executionId, 30_000);
+          await runExecution(polling, WORKFLOW, { steps: STEPS }, EXPECTED);
           const pollMs = nowMs() - t;
-          if (view.status !== "completed") throw new Error(`polling wait ended ${view.status}`);
           if (run < 0) continue;
           samples.engine.push(engine);
           samples.api.push(apiMs);
@@ -136,8 +134,9 @@ export const w11ApiWait: Workload = {
           runs,
           warmupRuns: WARMUP_RUNS,
           order: "engine, API, polling client interleaved sample by sample",
-          engine: "start call to the runner's announcement of the finished execution (as W1)",
-          api: "POST with Prefer: wait=30 to the API in its own process (bench/tenor-api.ts) over loopback HTTP, until the 200 response is read",
+          engine:
+            "as W1: ExecutionClient.start, then waitForTerminal (the runner's announcement, then the read), output checked",
+          api: "POST with Prefer: wait=30 to the API in its own process (bench/tenor-api.ts) over loopback HTTP, until the 200 response is read and its output checked",
           polling: "ExecutionClient without notifications: start, then reads from 20 ms doubling to 500 ms",
         },
         systems: {

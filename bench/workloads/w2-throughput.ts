@@ -1,3 +1,4 @@
+import { allAtOnce, type Chain } from "../lib/chains.js";
 import { forEachLimit, pollUntil } from "../lib/concurrency.js";
 import { summarize } from "../lib/stats.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
@@ -6,9 +7,7 @@ import { TenorSystem } from "../systems/tenor.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
 
 const STEPS = 10;
-/** The issue fixes the floor's concurrency at 200 chains. */
-const FLOOR_CONCURRENCY = 200;
-/** Start calls in flight while Tenor's workflows are being started. */
+/** Start calls in flight while {@link runBatch} starts its workflows. */
 const START_CONCURRENCY = 100;
 
 function workflows(quick: boolean): number {
@@ -41,24 +40,29 @@ export const w2Throughput: Workload = {
       systems.floor = await measure(ctx, "floor", async () => {
         const floor = new FloorSystem(pool, ctx.env.redis, ctx.env.prefix("w2-floor"));
         await floor.prepare();
-        await floor.chains(200, STEPS, FLOOR_CONCURRENCY); // warm-up: connections, statements
-        const { durations, wallMs } = await floor.chains(count, STEPS, FLOOR_CONCURRENCY);
+        const chain: Chain = (steps) => floor.chain(steps);
+        // All at once, as the others: measured with bench/probes/floor-variants.ts (IN_FLIGHT), the
+        // grouped floor moves at least as many steps as with 200 chains in flight.
+        await allAtOnce(200, STEPS, chain); // warm-up: connections, statements
+        const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
         return throughput(count, durations, wallMs);
       });
       systems.bullmq = await measure(ctx, "bullmq", async () => {
         const bullmq = new BullmqChainSystem(pool, ctx.env.redisUrl, ctx.env.prefix("w2-bullmq"));
         try {
           await bullmq.prepare();
-          await bullmq.concurrentChains(100, STEPS);
-          const { durations, wallMs } = await bullmq.concurrentChains(count, STEPS);
+          const chain: Chain = (steps) => bullmq.chain(steps);
+          await allAtOnce(100, STEPS, chain);
+          const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
           return throughput(count, durations, wallMs);
         } finally {
           await bullmq.stop();
         }
       });
       systems.dbos = await withDbos(ctx, async (dbos) => {
-        await dbos.concurrentChains(100, STEPS);
-        const { durations, wallMs } = await dbos.concurrentChains(count, STEPS);
+        const chain: Chain = (steps) => dbos.chain(steps);
+        await allAtOnce(100, STEPS, chain);
+        const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
         return throughput(count, durations, wallMs);
       });
       systems.tenor = await measure(ctx, "tenor", async () => {
@@ -68,21 +72,10 @@ export const w2Throughput: Workload = {
           prefix: ctx.env.prefix("w2-tenor"),
         });
         try {
-          await runBatch(tenor, 100); // warm-up
-          const startedAt = Date.now();
-          const ids = await runBatch(tenor, count);
-          const { rows } = await pool.query<{ latency: number; completed: string }>(
-            `SELECT extract(epoch FROM completed_at - created_at) * 1000 AS latency,
-                    extract(epoch FROM completed_at) * 1000 AS completed
-             FROM executions WHERE id = ANY($1::uuid[])`,
-            [ids],
-          );
-          const end = Math.max(...rows.map((r) => Number(r.completed)));
-          return throughput(
-            count,
-            rows.map((r) => Number(r.latency)),
-            end - startedAt,
-          );
+          const chain: Chain = (steps) => tenor.chain(steps);
+          await allAtOnce(100, STEPS, chain); // warm-up
+          const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
+          return throughput(count, durations, wallMs);
         } finally {
           await tenor.stop();
         }
@@ -97,17 +90,23 @@ export const w2Throughput: Workload = {
       params: {
         workflows: count,
         stepsPerWorkflow: STEPS,
-        floor: `${count} chains, ${FLOOR_CONCURRENCY} in flight; latency = a chain's own run time`,
+        sample:
+          "one workflow: its client's start call until the client holds the checked result (read back from PostgreSQL); steps/s over the first start to the last result",
+        floor: `${count} chains started at once; the writes, reads and Lua calls ready together share one statement or pipeline`,
         bullmq: `${count} chains added at once; worker concurrency 100`,
         dbos: `${count} workflows started at once in-process; pool 20`,
-        tenor: `${count} workflows started at once (${START_CONCURRENCY} start calls in flight); runnerConcurrency 100 (default); latency = created_at to completed_at`,
+        tenor: `${count} workflows started at once; runnerConcurrency 100 (default)`,
       },
       systems,
     };
   },
 };
 
-/** Starts `count` 10-step workflows and waits until all are completed; returns their ids (W2, W10). */
+/**
+ * Starts `count` 10-step workflows and waits until all are terminal, for workloads that time a
+ * batch from the rows (W14); returns their ids.
+ * @throws Error when any of them failed or completed with another output than `{ done: 10 }`.
+ */
 export async function runBatch(tenor: TenorSystem, count: number): Promise<string[]> {
   const ids: string[] = [];
   await forEachLimit(count, START_CONCURRENCY, async () => {
@@ -128,5 +127,12 @@ export async function runBatch(tenor: TenorSystem, count: number): Promise<strin
     },
     { everyMs: 50, timeoutMs: 180_000 },
   );
+  const { rows } = await tenor.pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM executions
+     WHERE id = ANY($1::uuid[]) AND NOT (status = 'completed' AND output = $2::jsonb)`,
+    [ids, JSON.stringify({ done: STEPS })],
+  );
+  const wrong = rows[0]?.n ?? 0;
+  if (wrong > 0) throw new Error(`${wrong} of ${count} workflows failed or completed with a wrong output`);
   return ids;
 }

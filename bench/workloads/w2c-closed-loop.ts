@@ -1,4 +1,4 @@
-import { forEachLimit, nowMs } from "../lib/concurrency.js";
+import { type Chain, withLimit } from "../lib/chains.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
@@ -15,22 +15,15 @@ function workflows(quick: boolean): number {
   return quick ? 1_000 : 2_000;
 }
 
-/** One workflow of `steps` steps: start to observed completion, in ms. */
-type Chain = (steps: number) => Promise<number>;
-
 /**
  * `count` workflows driven by CLIENTS closed-loop clients: how an API client drives an engine
  * (a new request when the last answer came), as opposed to W2's all-at-once batch. Steps per
  * second over the wall time, and per-workflow latency from the client's start call.
  */
 async function closedLoop(count: number, chain: Chain): Promise<SystemResult> {
-  await forEachLimit(WARMUP_WORKFLOWS, CLIENTS, async () => void (await chain(STEPS)));
-  const durations: number[] = [];
-  const started = nowMs();
-  await forEachLimit(count, CLIENTS, async () => {
-    durations.push(await chain(STEPS));
-  });
-  const result = throughput(count, durations, nowMs() - started);
+  await withLimit(WARMUP_WORKFLOWS, CLIENTS, STEPS, chain);
+  const { durations, wallMs } = await withLimit(count, CLIENTS, STEPS, chain);
+  const result = throughput(count, durations, wallMs);
   return result.status === "ok" ? { ...result, details: { ...result.details, clients: CLIENTS } } : result;
 }
 
@@ -67,12 +60,7 @@ export const w2cClosedLoop: Workload = {
           prefix: ctx.env.prefix("w2c-tenor"),
         });
         try {
-          await tenor.listenForCompletions();
-          return await closedLoop(count, async (steps) => {
-            const started = nowMs();
-            const { completedAt } = await tenor.run("bench.noop-chain", { steps });
-            return completedAt - started;
-          });
+          return await closedLoop(count, (steps) => tenor.chain(steps));
         } finally {
           await tenor.stop();
         }
@@ -89,9 +77,12 @@ export const w2cClosedLoop: Workload = {
         stepsPerWorkflow: STEPS,
         clients: CLIENTS,
         warmupWorkflows: WARMUP_WORKFLOWS,
-        loop: "each client starts its next workflow when its last one's completion was observed",
+        loop: "each client starts its next workflow when it holds its last one's checked result",
+        sample:
+          "one workflow: its client's start call until the client holds the checked result (read back from PostgreSQL), as W1",
+        floor: "writes and Lua calls grouped per tick across the clients' chains",
         tenor:
-          "start call to the runner's announcement of the finished execution (as W1); runnerConcurrency 100 (default)",
+          "ExecutionClient.start, then waitForTerminal (announcement, then the read); runnerConcurrency 100 (default)",
       },
       systems,
     };

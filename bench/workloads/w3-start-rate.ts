@@ -78,7 +78,13 @@ export const w3StartRate: Workload = {
       id: "W3",
       title: "start rate",
       status: "ok",
-      params: { starts: count, concurrency: CONCURRENCY, runner: "none (start path only)" },
+      params: {
+        starts: count,
+        concurrency: CONCURRENCY,
+        runner: "none (start path only)",
+        floor: "row insert, then one Lua call; the starts of one tick share one INSERT and one pipeline",
+        tenor: "ExecutionClient.start: the starts of one tick share one INSERT and one addBulk",
+      },
       systems,
     };
   },

@@ -11,10 +11,19 @@ interface PendingAppend {
   reject: (error: unknown) => void;
 }
 
-/** Most rows one statement carries; keeps statements and lock sets small. */
-const MAX_BATCH = 256;
-/** Statements in flight at once; while they commit, the next batch gathers (group commit). */
-const MAX_IN_FLIGHT = 4;
+/**
+ * How the journal groups appends: a batch leaves on the next turn of the event loop
+ * (`setImmediate`), carries at most `maxBatch` rows, and at most `maxInFlight` statements are in
+ * flight; while they commit, the next batch gathers (group commit).
+ */
+export const JOURNAL_GROUP_COMMIT = {
+  /** Most rows one statement carries; keeps statements and lock sets small. */
+  maxBatch: 256,
+  /** Statements in flight at once. */
+  maxInFlight: 4,
+} as const;
+const MAX_BATCH = JOURNAL_GROUP_COMMIT.maxBatch;
+const MAX_IN_FLIGHT = JOURNAL_GROUP_COMMIT.maxInFlight;
 
 /**
  * Group commit for journal appends. Appends made by concurrent executions in the same tick go to

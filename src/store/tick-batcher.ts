@@ -1,4 +1,4 @@
-import { isDataError } from "./journal-batcher.js";
+import { isDataError, JOURNAL_GROUP_COMMIT } from "./journal-batcher.js";
 
 /** One caller's share of a batch: its own value or its own error. */
 export type BatchOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
@@ -10,9 +10,9 @@ interface Pending<T, R> {
 }
 
 export interface TickBatcherLimits {
-  /** Most items one write carries (default 256): keeps statements and lock sets small. */
+  /** Most items one write carries (default: the journal's, 256): keeps statements and lock sets small. */
   maxBatch?: number;
-  /** Writes in flight at once (default 4); while they run, the next batch gathers. */
+  /** Writes in flight at once (default: the journal's, 4); while they run, the next batch gathers. */
   maxInFlight?: number;
 }
 
@@ -35,8 +35,8 @@ export class TickBatcher<T, R> {
     private readonly write: (items: readonly T[]) => Promise<BatchOutcome<R>[]>,
     limits: TickBatcherLimits = {},
   ) {
-    this.maxBatch = limits.maxBatch ?? 256;
-    this.maxInFlight = limits.maxInFlight ?? 4;
+    this.maxBatch = limits.maxBatch ?? JOURNAL_GROUP_COMMIT.maxBatch;
+    this.maxInFlight = limits.maxInFlight ?? JOURNAL_GROUP_COMMIT.maxInFlight;
   }
 
   submit(item: T): Promise<R> {

@@ -121,10 +121,54 @@ describe("report", () => {
     });
     const table = renderTable(report);
     expect(table).toContain(
-      "| W2 throughput | stepsPerSec (steps/s) | 5,000 | n/a | 800 | 4,000 | 0.80× |  | 5.00× |",
+      "| workload | figure | floor | floor-serial | bullmq | dbos | tenor | tenor/floor | tenor/floor-serial | tenor/bullmq | tenor/dbos |",
+    );
+    expect(table).toContain(
+      "| W2 throughput | stepsPerSec (steps/s) | 5,000 |  | n/a | 800 | 4,000 | 0.80× |  |  | 5.00× |",
     );
     expect(table).toContain("| W2 | ≥ 4× DBOS (Tenor/dbos) | 5.00 | met |");
     expect(report.workloads[0]?.ratios.floor?.stepsPerSec).toBe(0.8);
+  });
+
+  it("divides Tenor by both floors in W1, each in its own column", () => {
+    const result: WorkloadResult = {
+      id: "W1",
+      title: "serial latency",
+      status: "ok",
+      params: {},
+      systems: {
+        floor: { status: "ok", figures: { msPerStepP50: 0.25 } },
+        "floor-serial": { status: "ok", figures: { msPerStepP50: 0.5 } },
+        tenor: { status: "ok", figures: { msPerStepP50: 1 } },
+      },
+    };
+    const report = buildReport({
+      date: new Date("2026-01-01T00:00:00Z"),
+      mode: "quick",
+      machine,
+      durationSeconds: 1,
+      results: [result],
+      notes: [],
+    });
+    expect(report.workloads[0]?.ratios).toEqual({
+      floor: { msPerStepP50: 4 },
+      "floor-serial": { msPerStepP50: 2 },
+    });
+    expect(renderTable(report)).toContain(
+      "| W1 serial latency | msPerStepP50 (ms) | 0.25 | 0.50 |  |  | 1.00 | 4.00× | 2.00× |  |  |",
+    );
+  });
+
+  it("shows a workload that failed as one row with its reason under Tenor", () => {
+    const report = buildReport({
+      date: new Date("2026-01-01T00:00:00Z"),
+      mode: "quick",
+      machine,
+      durationSeconds: 1,
+      results: [{ id: "W3", title: "start rate", status: "error", reason: "boom", params: {}, systems: {} }],
+      notes: [],
+    });
+    expect(renderTable(report)).toContain("| W3 start rate | error |  |  |  |  | boom |  |  |  |  |");
   });
 
   it("formats numbers for the table", () => {
