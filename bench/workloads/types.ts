@@ -5,7 +5,12 @@ import type { DbosSystem } from "../systems/dbos.js";
  * Systems a workload can report. `floor` is the least this machine can spend on the durable work
  * (bench/systems/floor.ts); `floor-serial` is the same work with one commit per step (W1 only).
  */
-export const SYSTEMS = ["floor", "floor-serial", "bullmq", "dbos", "tenor"] as const;
+/**
+ * `tenor` is Tenor as deployed (compiled runner processes on product defaults, driven by a library
+ * client: bench/systems/tenor-deployed.ts) wherever a workload can run it; `tenor-in-process` is
+ * the runner runtime inside the bench process, kept beside it where both run (W1, W2, W2C).
+ */
+export const SYSTEMS = ["floor", "floor-serial", "bullmq", "dbos", "tenor-in-process", "tenor"] as const;
 export type SystemName = (typeof SYSTEMS)[number];
 
 export const WORKLOAD_IDS = [

@@ -6,6 +6,7 @@ import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
 import { FloorSerialSystem } from "../systems/floor-serial.js";
 import { TenorSystem } from "../systems/tenor.js";
+import { TenorDeployed } from "../systems/tenor-deployed.js";
 import type { SystemName, SystemResult, Workload } from "./types.js";
 
 /** Chain lengths and how many chains of each are timed per system (after untimed warm-ups). */
@@ -100,6 +101,14 @@ export const w1Serial: Workload = {
       redisUrl: ctx.env.redisUrl,
       prefix: ctx.env.prefix("w1-tenor"),
     });
+    const deployed = await TenorDeployed.start({
+      databaseUrl: url,
+      redisUrl: ctx.env.redisUrl,
+      prefix: ctx.env.prefix("w1-deployed"),
+    }).catch(async (error: Error) => {
+      await tenor.stop();
+      throw error;
+    });
     try {
       await floor.prepare();
       await bullmq.prepare();
@@ -107,10 +116,11 @@ export const w1Serial: Workload = {
         floor: (steps) => floor.chain(steps),
         "floor-serial": (steps) => floorSerial.chain(steps),
         bullmq: (steps) => bullmq.chain(steps),
-        tenor: (steps) => tenor.chain(steps),
+        "tenor-in-process": (steps) => tenor.chain(steps),
+        tenor: (steps) => deployed.chain(steps),
       };
       if (!("error" in dbos)) chains.dbos = (steps) => (dbos as DbosSystem).chain(steps);
-      ctx.log("  floor, floor-serial, bullmq, dbos, tenor interleaved ...");
+      ctx.log("  floor, floor-serial, bullmq, dbos, tenor-in-process, tenor interleaved ...");
       const systems = await interleaved(ctx.quick, chains);
       if ("error" in dbos) systems.dbos = { status: "unavailable", reason: dbos.error };
       return {
@@ -127,7 +137,7 @@ export const w1Serial: Workload = {
         systems,
       };
     } finally {
-      await Promise.allSettled([bullmq.stop(), tenor.stop()]);
+      await Promise.allSettled([bullmq.stop(), tenor.stop(), deployed.stop()]);
       await pool.end();
     }
   },

@@ -4,6 +4,7 @@ import { summarize } from "../lib/stats.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import { FloorSystem } from "../systems/floor.js";
 import { TenorSystem } from "../systems/tenor.js";
+import { TenorDeployed } from "../systems/tenor-deployed.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
 
 const STEPS = 10;
@@ -65,11 +66,26 @@ export const w2Throughput: Workload = {
         const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
         return throughput(count, durations, wallMs);
       });
-      systems.tenor = await measure(ctx, "tenor", async () => {
+      systems["tenor-in-process"] = await measure(ctx, "tenor-in-process", async () => {
         const tenor = await TenorSystem.start({
           databaseUrl: url,
           redisUrl: ctx.env.redisUrl,
           prefix: ctx.env.prefix("w2-tenor"),
+        });
+        try {
+          const chain: Chain = (steps) => tenor.chain(steps);
+          await allAtOnce(100, STEPS, chain); // warm-up
+          const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
+          return throughput(count, durations, wallMs);
+        } finally {
+          await tenor.stop();
+        }
+      });
+      systems.tenor = await measure(ctx, "tenor (deployed runner)", async () => {
+        const tenor = await TenorDeployed.start({
+          databaseUrl: url,
+          redisUrl: ctx.env.redisUrl,
+          prefix: ctx.env.prefix("w2-deployed"),
         });
         try {
           const chain: Chain = (steps) => tenor.chain(steps);
@@ -95,7 +111,8 @@ export const w2Throughput: Workload = {
         floor: `${count} chains started at once; the writes, reads and Lua calls ready together share one statement or pipeline`,
         bullmq: `${count} chains added at once; worker concurrency 100`,
         dbos: `${count} workflows started at once in-process; pool 20`,
-        tenor: `${count} workflows started at once; runnerConcurrency 100 (default)`,
+        tenor: `${count} workflows started at once by a library client against one compiled runner process on product defaults (runnerConcurrency 100, log level info, metrics and runner services on)`,
+        "tenor-in-process": `${count} workflows started at once; the runner runtime in the bench process`,
       },
       systems,
     };

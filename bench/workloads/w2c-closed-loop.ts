@@ -3,6 +3,7 @@ import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
 import { TenorSystem } from "../systems/tenor.js";
+import { TenorDeployed } from "../systems/tenor-deployed.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
 import { throughput } from "./w2-throughput.js";
 
@@ -53,11 +54,23 @@ export const w2cClosedLoop: Workload = {
       systems.dbos = await withDbos(ctx, (dbos: DbosSystem) =>
         closedLoop(count, (steps) => dbos.chain(steps)),
       );
-      systems.tenor = await measure(ctx, "tenor", async () => {
+      systems["tenor-in-process"] = await measure(ctx, "tenor-in-process", async () => {
         const tenor = await TenorSystem.start({
           databaseUrl: url,
           redisUrl: ctx.env.redisUrl,
           prefix: ctx.env.prefix("w2c-tenor"),
+        });
+        try {
+          return await closedLoop(count, (steps) => tenor.chain(steps));
+        } finally {
+          await tenor.stop();
+        }
+      });
+      systems.tenor = await measure(ctx, "tenor (deployed runner)", async () => {
+        const tenor = await TenorDeployed.start({
+          databaseUrl: url,
+          redisUrl: ctx.env.redisUrl,
+          prefix: ctx.env.prefix("w2c-deployed"),
         });
         try {
           return await closedLoop(count, (steps) => tenor.chain(steps));
@@ -82,7 +95,9 @@ export const w2cClosedLoop: Workload = {
           "one workflow: its client's start call until the client holds the checked result (read back from PostgreSQL), as W1",
         floor: "writes and Lua calls grouped per tick across the clients' chains",
         tenor:
-          "ExecutionClient.start, then waitForTerminal (announcement, then the read); runnerConcurrency 100 (default)",
+          "one compiled runner process on product defaults (node dist/workers/main.js, DAPI_ROLE=runner, log level info, metrics and every runner service on); the bench holds a library client: ExecutionClient.start, then waitForTerminal, output checked",
+        "tenor-in-process":
+          "the runner runtime in the bench process (log level error, no metrics or runner services), same client calls",
       },
       systems,
     };

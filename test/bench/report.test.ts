@@ -102,11 +102,17 @@ describe("report", () => {
   });
 
   it("marks targets met, missed, or not measured", () => {
-    const targets = evaluateTargets([w2(4100, 5000, 1100)]);
+    const targets = evaluateTargets([w2(4100, 5000, 1100), { ...w2(4100, 5000, 1100), id: "W2C" }]);
     const byText = Object.fromEntries(targets.filter((t) => t.workload === "W2").map((t) => [t.target, t]));
     expect(byText["≥ 4,000 steps/s"]?.met).toBe(true);
-    expect(byText["≥ 75% of the floor (Tenor/floor)"]).toMatchObject({ actual: 0.82, met: true });
     expect(byText["≥ 4× DBOS (Tenor/dbos)"]?.met).toBe(false);
+    const closedLoop = Object.fromEntries(
+      targets.filter((t) => t.workload === "W2C").map((t) => [t.target, t]),
+    );
+    expect(closedLoop["runner role ≥ 0.7× the group-committed floor (Tenor/floor)"]).toMatchObject({
+      actual: 0.82,
+      met: true,
+    });
     expect(targets.find((t) => t.workload === "W9")?.met).toBeNull();
   });
 
@@ -121,10 +127,10 @@ describe("report", () => {
     });
     const table = renderTable(report);
     expect(table).toContain(
-      "| workload | figure | floor | floor-serial | bullmq | dbos | tenor | tenor/floor | tenor/floor-serial | tenor/bullmq | tenor/dbos |",
+      "| workload | figure | floor | floor-serial | bullmq | dbos | tenor-in-process | tenor | tenor/floor | tenor/floor-serial | tenor/bullmq | tenor/dbos | tenor/tenor-in-process |",
     );
     expect(table).toContain(
-      "| W2 throughput | stepsPerSec (steps/s) | 5,000 |  | n/a | 800 | 4,000 | 0.80× |  |  | 5.00× |",
+      "| W2 throughput | stepsPerSec (steps/s) | 5,000 |  | n/a | 800 |  | 4,000 | 0.80× |  |  | 5.00× |  |",
     );
     expect(table).toContain("| W2 | ≥ 4× DBOS (Tenor/dbos) | 5.00 | met |");
     expect(report.workloads[0]?.ratios.floor?.stepsPerSec).toBe(0.8);
@@ -155,7 +161,7 @@ describe("report", () => {
       "floor-serial": { msPerStepP50: 2 },
     });
     expect(renderTable(report)).toContain(
-      "| W1 serial latency | msPerStepP50 (ms) | 0.25 | 0.50 |  |  | 1.00 | 4.00× | 2.00× |  |  |",
+      "| W1 serial latency | msPerStepP50 (ms) | 0.25 | 0.50 |  |  |  | 1.00 | 4.00× | 2.00× |  |  |  |",
     );
   });
 
@@ -168,7 +174,7 @@ describe("report", () => {
       results: [{ id: "W3", title: "start rate", status: "error", reason: "boom", params: {}, systems: {} }],
       notes: [],
     });
-    expect(renderTable(report)).toContain("| W3 start rate | error |  |  |  |  | boom |  |  |  |  |");
+    expect(renderTable(report)).toContain("| W3 start rate | error |  |  |  |  |  | boom |  |  |  |  |  |");
   });
 
   it("formats numbers for the table", () => {
