@@ -129,11 +129,14 @@ export class TenorDeployed {
    */
   async chain(steps: number, stepMs = 0): Promise<number> {
     const began = nowMs();
+    const startedAt = Date.now();
     const { executionId } = await this.client.start({
       workflow: DEPLOYED_WORKFLOW,
       input: { steps, stepMs },
     });
-    const view = await this.client.waitForTerminal(executionId, steps * stepMs + WAIT_SLACK_MS);
+    const view = await this.client.waitForTerminal(executionId, steps * stepMs + WAIT_SLACK_MS, undefined, {
+      startedAt,
+    });
     const done = (view.output as { done?: unknown } | null)?.done;
     if (view.status !== "completed" || done !== steps) {
       for (const runner of this.runners) runner.keepLog();

@@ -41,8 +41,9 @@ export async function runExecution(
   input: unknown,
   expected: unknown,
 ): Promise<{ executionId: string; completedAt: number }> {
+  const startedAt = Date.now();
   const { executionId } = await client.start({ workflow, input });
-  const view = await client.waitForTerminal(executionId, WAIT_TIMEOUT_MS);
+  const view = await client.waitForTerminal(executionId, WAIT_TIMEOUT_MS, undefined, { startedAt });
   const completedAt = nowMs();
   if (view.status !== "completed")
     throw new Error(

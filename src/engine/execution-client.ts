@@ -55,10 +55,37 @@ export interface ExecutionQueries {
  */
 export interface FinishedNotifications {
   /**
-   * Calls `onFinished` when `executionId` is reported finished. Resolves once the subscription is
-   * live (or could not be made: the fallback then answers), with a function that stops watching.
+   * Calls `onFinished` when `executionId` is reported finished, at once when it was reported in
+   * the last moments. Resolves once the subscription is live (or could not be made: the fallback
+   * then answers), with a function that stops watching and whether every report made since
+   * `since` (epoch ms) would have been heard.
    */
-  watch(executionId: string, onFinished: () => void): Promise<() => void>;
+  watch(executionId: string, onFinished: () => void, options?: { since?: number }): Promise<FinishedWatch>;
+}
+
+/** A registered watch of {@link FinishedNotifications}. */
+export interface FinishedWatch {
+  stop(): void;
+  /**
+   * True when the subscription has been live without a break since the `since` passed to
+   * `watch`, and the reports received since then are all remembered: had the execution been
+   * reported finished since `since`, `onFinished` has been called. False when no `since` was given.
+   */
+  heardSince: boolean;
+}
+
+/**
+ * Options of {@link ExecutionClient.waitForTerminal} and {@link ExecutionClient.waitUntilTerminal}.
+ */
+export interface TerminalWaitOptions {
+  /**
+   * Epoch ms taken just before the call that created the execution began (`start`), only when
+   * that call did create it. Its finish is announced after that moment, so when the subscription
+   * has listened throughout since then, the wait skips its first read (the execution has only
+   * just started) and reads when the announcement comes, or at the fallback interval should it
+   * be lost. Leave it unset for an execution that may have existed before (an idempotent replay).
+   */
+  startedAt?: number;
 }
 
 /** What the client needs from the transport: enqueue a new execution, ring a parked one. */
@@ -235,19 +262,30 @@ export class ExecutionClient {
    * push notifications it re-reads when told the execution finished, and every `fallbackPollMs`
    * in case the notification was lost; without them it polls.
    */
-  async waitForTerminal(executionId: string, timeoutMs: number, orgId?: string): Promise<ExecutionView> {
-    return this.waitUntilTerminal(executionId, timeoutMs, () => this.requireView(executionId, orgId));
+  async waitForTerminal(
+    executionId: string,
+    timeoutMs: number,
+    orgId?: string,
+    options: TerminalWaitOptions = {},
+  ): Promise<ExecutionView> {
+    return this.waitUntilTerminal(
+      executionId,
+      timeoutMs,
+      () => this.requireView(executionId, orgId),
+      options,
+    );
   }
 
   /**
    * waitForTerminal with the caller's own read (the API reads the resource it answers with, so
    * the read that sees the execution finished is the answer's too). `read` must throw for an
-   * execution the caller may not see.
+   * execution the caller may not see. Whatever it returns comes from a `read`.
    */
   async waitUntilTerminal<T extends { status: ExecutionStatus }>(
     executionId: string,
     timeoutMs: number,
     read: () => Promise<T>,
+    options: TerminalWaitOptions = {},
   ): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     const { finished } = this.deps;
@@ -255,20 +293,30 @@ export class ExecutionClient {
     let wake: (() => void) | undefined;
     let told = false;
     // Watch before the first read: a finish between the read and the watch would go unheard.
-    const stop = await finished.watch(executionId, () => {
-      told = true;
-      wake?.();
-    });
+    const watch = await finished.watch(
+      executionId,
+      () => {
+        told = true;
+        wake?.();
+      },
+      options.startedAt !== undefined ? { since: options.startedAt } : {},
+    );
+    // Started after the subscription listened and not announced since: it cannot have finished
+    // yet, so the first read would only find it running.
+    let skipRead = watch.heardSince && !told;
     try {
       const fallbackMs = this.deps.fallbackPollMs ?? 1_000;
       for (;;) {
-        const current = await read();
-        if (TERMINAL.includes(current.status) || Date.now() >= deadline) return current;
-        if (told) {
-          // Told before the read could see it (a replica lagging behind would do this): re-read soon.
-          told = false;
-          continue;
+        if (!skipRead) {
+          const current = await read();
+          if (TERMINAL.includes(current.status) || Date.now() >= deadline) return current;
+          if (told) {
+            // Told before the read could see it (a replica lagging behind would do this): re-read soon.
+            told = false;
+            continue;
+          }
         }
+        skipRead = false;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, Math.min(fallbackMs, Math.max(1, deadline - Date.now())));
           wake = () => {
@@ -280,7 +328,7 @@ export class ExecutionClient {
         told = false;
       }
     } finally {
-      stop();
+      watch.stop();
     }
   }
 

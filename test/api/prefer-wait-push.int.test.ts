@@ -66,6 +66,34 @@ describe("Prefer: wait is answered by a push", () => {
     expect(res.body).toMatchObject({ id, status: "completed", result: { n: 7 } });
   });
 
+  it("answers a replayed start of a finished execution from its first read", async () => {
+    const key = `replay-${Date.now()}`;
+    const first = await api
+      .as("integrator")
+      .post("/v1/workflows/apitest.echo/executions")
+      .set("idempotency-key", key)
+      .set("prefer", "wait=5")
+      .send({ text: "again" });
+    expect(first.status).toBe(200);
+    // A replica that subscribes after that finish was announced: it never heard of it.
+    const app = api.replica({ maxPreferWaitSeconds: 3600, waitFallbackPollMs: 600_000 });
+    const post = (idempotencyKey?: string) => {
+      const req = request(app)
+        .post("/v1/workflows/apitest.echo/executions")
+        .set("authorization", `Bearer ${api.keys.integrator}`)
+        .set("prefer", "wait=3600");
+      return (idempotencyKey ? req.set("idempotency-key", idempotencyKey) : req).send({ text: "again" });
+    };
+    // Its subscription is live from here on, so a start it creates would skip its first read.
+    expect((await post()).status).toBe(200);
+    // The replay created nothing and its announcement is long past: only a first read answers it
+    // before the test times out.
+    const replay = await post(key);
+    expect(replay.status).toBe(200);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.body).toMatchObject({ id: first.body.id, status: "completed" });
+  });
+
   it("recovers a lost notification by the fallback read", async () => {
     const app = api.replica({ maxPreferWaitSeconds: 3600, waitFallbackPollMs: 200 });
     const { id, response } = await startWaiting(app);

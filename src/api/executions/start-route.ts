@@ -53,11 +53,18 @@ export function startExecution(deps: ApiDeps) {
       }
       return found;
     };
-    // The wait reads the execution first and returns at once when it is already terminal; the
-    // read that sees it finished is the one the answer carries.
+    // The read that sees the execution finished is the one the answer carries. An execution
+    // this request created cannot have been announced before `startedAt`, so the wait may skip
+    // reading it before its announcement; a replayed one may have finished long ago and is read
+    // first, answering at once when it is terminal.
     const record =
       prefer && prefer.applied > 0
-        ? await deps.client.waitUntilTerminal(executionId, prefer.applied * 1000, read)
+        ? await deps.client.waitUntilTerminal(
+            executionId,
+            prefer.applied * 1000,
+            read,
+            created ? { startedAt } : {},
+          )
         : await read();
     const write = prefer && record.status === "completed" ? chainWriteOf(record.output, req.body) : null;
     if (prefer && write && deps.chainIds.includes(write.chainId)) {
