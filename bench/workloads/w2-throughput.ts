@@ -3,8 +3,8 @@ import { forEachLimit, pollUntil } from "../lib/concurrency.js";
 import { summarize } from "../lib/stats.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import { FloorSystem } from "../systems/floor.js";
-import { TenorSystem } from "../systems/tenor.js";
-import { TenorDeployed } from "../systems/tenor-deployed.js";
+import type { TenorSystem } from "../systems/tenor.js";
+import { measureTenorForms } from "../systems/tenor-forms.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
 
 const STEPS = 10;
@@ -66,36 +66,14 @@ export const w2Throughput: Workload = {
         const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
         return throughput(count, durations, wallMs);
       });
-      systems["tenor-in-process"] = await measure(ctx, "tenor-in-process", async () => {
-        const tenor = await TenorSystem.start({
-          databaseUrl: url,
-          redisUrl: ctx.env.redisUrl,
-          prefix: ctx.env.prefix("w2-tenor"),
-        });
-        try {
-          const chain: Chain = (steps) => tenor.chain(steps);
+      Object.assign(
+        systems,
+        await measureTenorForms(ctx, { databaseUrl: url, label: "w2" }, async (chain) => {
           await allAtOnce(100, STEPS, chain); // warm-up
           const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
           return throughput(count, durations, wallMs);
-        } finally {
-          await tenor.stop();
-        }
-      });
-      systems.tenor = await measure(ctx, "tenor (deployed runner)", async () => {
-        const tenor = await TenorDeployed.start({
-          databaseUrl: url,
-          redisUrl: ctx.env.redisUrl,
-          prefix: ctx.env.prefix("w2-deployed"),
-        });
-        try {
-          const chain: Chain = (steps) => tenor.chain(steps);
-          await allAtOnce(100, STEPS, chain); // warm-up
-          const { durations, wallMs } = await allAtOnce(count, STEPS, chain);
-          return throughput(count, durations, wallMs);
-        } finally {
-          await tenor.stop();
-        }
-      });
+        }),
+      );
     } finally {
       await pool.end();
     }

@@ -2,8 +2,7 @@ import { type Chain, withLimit } from "../lib/chains.js";
 import { BullmqChainSystem } from "../systems/bullmq-chain.js";
 import type { DbosSystem } from "../systems/dbos.js";
 import { FloorSystem } from "../systems/floor.js";
-import { TenorSystem } from "../systems/tenor.js";
-import { TenorDeployed } from "../systems/tenor-deployed.js";
+import { measureTenorForms } from "../systems/tenor-forms.js";
 import { measure, type SystemResult, type Workload, withDbos } from "./types.js";
 import { throughput } from "./w2-throughput.js";
 
@@ -54,30 +53,10 @@ export const w2cClosedLoop: Workload = {
       systems.dbos = await withDbos(ctx, (dbos: DbosSystem) =>
         closedLoop(count, (steps) => dbos.chain(steps)),
       );
-      systems["tenor-in-process"] = await measure(ctx, "tenor-in-process", async () => {
-        const tenor = await TenorSystem.start({
-          databaseUrl: url,
-          redisUrl: ctx.env.redisUrl,
-          prefix: ctx.env.prefix("w2c-tenor"),
-        });
-        try {
-          return await closedLoop(count, (steps) => tenor.chain(steps));
-        } finally {
-          await tenor.stop();
-        }
-      });
-      systems.tenor = await measure(ctx, "tenor (deployed runner)", async () => {
-        const tenor = await TenorDeployed.start({
-          databaseUrl: url,
-          redisUrl: ctx.env.redisUrl,
-          prefix: ctx.env.prefix("w2c-deployed"),
-        });
-        try {
-          return await closedLoop(count, (steps) => tenor.chain(steps));
-        } finally {
-          await tenor.stop();
-        }
-      });
+      Object.assign(
+        systems,
+        await measureTenorForms(ctx, { databaseUrl: url, label: "w2c" }, (chain) => closedLoop(count, chain)),
+      );
     } finally {
       await pool.end();
     }
