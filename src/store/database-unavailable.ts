@@ -36,9 +36,19 @@ export function databaseUnavailableReason(error: unknown): DatabaseUnavailableRe
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
     const reason = ownReason(current as ErrorShape);
     if (reason !== null) return reason;
+    // A host with several addresses (`localhost`: ::1 and 127.0.0.1) fails with one error per
+    // address attempted, gathered in an AggregateError that carries no syscall of its own.
+    if (current instanceof AggregateError) return aggregateReason(current.errors);
     current = (current as ErrorShape).cause;
   }
   return null;
+}
+
+/** The reason shared by every attempt of an AggregateError, or null when one attempt was something else. */
+function aggregateReason(errors: readonly unknown[]): DatabaseUnavailableReason | null {
+  const reasons = errors.map(databaseUnavailableReason);
+  const first = reasons[0] ?? null;
+  return reasons.every((reason) => reason === first) ? first : null;
 }
 
 interface ErrorShape {

@@ -97,6 +97,17 @@ describe("databaseUnavailableReason", () => {
     expect(databaseUnavailableReason(unanswered)).toBe("unreachable");
   });
 
+  it("names a host whose every address refused as unreachable, as Node gathers them", async () => {
+    // Node reports one error per address of a host with several (::1 and 127.0.0.1 for
+    // localhost) in an AggregateError without a syscall; these are two real refusals.
+    const [first] = await thrownBy(poolFor(`postgresql://postgres@127.0.0.1:${await freePort()}/postgres`));
+    const [second] = await thrownBy(poolFor(`postgresql://postgres@127.0.0.1:${await freePort()}/postgres`));
+    const gathered = Object.assign(new AggregateError([first, second]), { code: "ECONNREFUSED" });
+    expect(databaseUnavailableReason(gathered)).toBe("unreachable");
+    const mixed = new AggregateError([first, new Error("certificate has expired")]);
+    expect(databaseUnavailableReason(mixed)).toBeNull();
+  });
+
   it("leaves alone a failed statement and a connection lost mid-statement: they may have run", async () => {
     const pool = poolFor(db.url, { connectionTimeoutMillis: 5_000 });
     const failed = await pool.query("SELEC 1").catch((error: unknown) => error);
