@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
 import { sampleValue } from "../observability/metric-labels.js";
+import { readyz, spawnApiProcess } from "../support/api-process.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { freePort, killAllProcesses, spawnProcess, waitUntil } from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { killAllProcesses, waitUntil } from "../support/processes.js";
+import { deleteRedisPrefix, testRedisPrefix } from "../support/redis.js";
 
 /**
  * The pool bound of admission (`api.admission.maxPoolWaitMs`, default 250 ms) decides on the wait a
@@ -56,21 +57,11 @@ beforeAll(async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "tenor-pool-wait-"));
   const config = path.join(dir, "api.yaml");
   writeFileSync(config, JSON.stringify({ api: { admission: { maxEventLoopLagMs: 0 } } }));
-  const [port, healthPort] = [await freePort(), await freePort()];
-  base = `http://127.0.0.1:${port}`;
-  health = `http://127.0.0.1:${healthPort}`;
-  spawnProcess("api", process.execPath, ["--import", "tsx", "test/fixtures/api-process.ts"], {
-    env: {
-      DAPI_ROLE: "api",
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl(),
-      TENOR_REDIS_PREFIX: prefix,
-      TENOR_API_PORT: String(port),
-      TENOR_API_HEALTH_PORT: String(healthPort),
-      TENOR_DATABASE_POOL_MAX: String(POOL_MAX),
-      TENOR_CONFIG: config,
-    },
-  });
+  ({ base, health } = await spawnApiProcess({
+    databaseUrl: db.url,
+    prefix,
+    env: { TENOR_DATABASE_POOL_MAX: String(POOL_MAX), TENOR_CONFIG: config },
+  }));
   await waitUntil("the api ready", async () => (await fetch(`${health}/readyz`)).ok);
   const started = await fetch(`${base}/v1/workflows/demo.steps/executions`, {
     method: "POST",
@@ -89,10 +80,6 @@ afterAll(async () => {
 
 const read = () =>
   fetch(`${base}/v1/executions/${executionId}`, { headers: { authorization: `Bearer ${key}` } });
-const readyz = async (url: string) => {
-  const res = await fetch(`${url}/readyz`);
-  return { status: res.status, body: (await res.json()) as { status: string; reason?: string } };
-};
 
 /** Sessions of the api's pool blocked on a lock for at least `ms` now (pg_stat_activity). */
 async function blockedOnLock(ms: number): Promise<number> {

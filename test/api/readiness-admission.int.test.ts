@@ -1,16 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
+import { readyz, spawnApiProcess } from "../support/api-process.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import {
-  freePort,
-  isStopped,
-  killAllProcesses,
-  spawnProcess,
-  type TestProcess,
-  waitUntil,
-} from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { isStopped, killAllProcesses, type TestProcess, waitUntil } from "../support/processes.js";
+import { deleteRedisPrefix, testRedisPrefix } from "../support/redis.js";
 
 /**
  * Readiness and admission agree (docs/operations.md, "Start, drain, overload"), black-box against
@@ -42,20 +36,11 @@ beforeAll(async () => {
       subject: "operator@ready",
     })
   ).key;
-  const [port, healthPort] = [await freePort(), await freePort()];
-  base = `http://127.0.0.1:${port}`;
-  health = `http://127.0.0.1:${healthPort}`;
-  api = spawnProcess("api", process.execPath, ["--import", "tsx", "test/fixtures/api-process.ts"], {
-    env: {
-      DAPI_ROLE: "api",
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl(),
-      TENOR_REDIS_PREFIX: prefix,
-      TENOR_API_PORT: String(port),
-      TENOR_API_HEALTH_PORT: String(healthPort),
-      STOP_AT_END_OF_STARTUP: "1",
-    },
-  });
+  ({
+    process: api,
+    base,
+    health,
+  } = await spawnApiProcess({ databaseUrl: db.url, prefix, env: { STOP_AT_END_OF_STARTUP: "1" } }));
 });
 
 afterAll(async () => {
@@ -65,10 +50,6 @@ afterAll(async () => {
 });
 
 const list = () => fetch(`${base}/v1/executions`, { headers: { authorization: `Bearer ${key}` } });
-const readyz = async (url: string) => {
-  const res = await fetch(`${url}/readyz`);
-  return { status: res.status, body: (await res.json()) as { status: string; reason?: string } };
-};
 /** The stimulus, not a wait for a state: the process stays stopped this long. */
 const stall = () => new Promise((resolve) => setTimeout(resolve, STALL_MS));
 
