@@ -113,6 +113,9 @@ describe("databaseUnavailableReason", () => {
     const failed = await pool.query("SELEC 1").catch((error: unknown) => error);
     expect((failed as { code?: string }).code).toBe("42601");
     const client = await pool.connect();
+    // The server's FATAL rejects the running query, and the socket's end that follows reaches the
+    // checked-out client as an 'error' event, which the pool's listener does not cover.
+    client.on("error", () => undefined);
     const { rows } = await client.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
     const sleeping = client.query("SELECT pg_sleep(30)").catch((error: unknown) => error);
     await db.pool.query("SELECT pg_terminate_backend($1)", [rows[0]?.pid]);
