@@ -41,10 +41,19 @@ export function importEdges(root: string, files: readonly string[]): ImportEdge[
   return edges;
 }
 
-/** The layer a file belongs to: `src/<folder>` for the product, the top folder otherwise. */
+/**
+ * The layer a file belongs to: `src/<folder>` for the product; for an application feature under
+ * `flows/<feature>/`, its `store/` and `api/` folders are layers of their own (`flows/store`,
+ * `flows/api`: a feature's storage and routes sit above the workflow code they serve); the top
+ * folder otherwise.
+ */
 export function layerOf(file: string): string {
   const parts = file.split(path.sep);
-  return parts[0] === "src" && parts.length > 2 ? `src/${parts[1]}` : (parts[0] ?? file);
+  if (parts[0] === "src") return parts.length > 2 ? `src/${parts[1]}` : "src";
+  if (parts[0] === "flows" && parts.length > 3 && (parts[2] === "store" || parts[2] === "api")) {
+    return `flows/${parts[2]}`;
+  }
+  return parts[0] ?? file;
 }
 
 /** Import cycles among the files (each reported once, as the files in order). */
