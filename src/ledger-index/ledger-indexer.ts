@@ -4,13 +4,13 @@ import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardLease, ShardWork } from "../ownership/shard-owner.js";
-import { PgLedgerIndex, type TailBatch } from "../store/pg-ledger-index.js";
-import { PgLedgerRanges, type RangeLease } from "../store/pg-ledger-ranges.js";
-import { PgLedgerScope } from "../store/pg-ledger-scope.js";
 import { runCatchUp } from "./catch-up.js";
 import { ChainReader } from "./chain-reader.js";
 import { isStaleEpoch, tailStep } from "./live-tail.js";
 import { pause } from "./pause.js";
+import { PgLedgerIndex, type TailBatch } from "./store/chain-checkpoint.js";
+import { PgLedgerRanges, type RangeLease } from "./store/ranges.js";
+import { PgLedgerScope } from "./store/scope.js";
 
 /** The Ledger Index's settings (`indexer.*` in the configuration). */
 export interface LedgerIndexSettings {

@@ -1,4 +1,4 @@
-import type { LedgerChainHealth } from "../store/pg-ledger-reads.js";
+import type { LedgerChainHealth } from "../ledger-index/store/reads.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 
 /**

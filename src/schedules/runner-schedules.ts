@@ -2,12 +2,12 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import type { Logger } from "../observability/logger.js";
 import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
-import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { rebuildRollups } from "../store/pg-monitoring-rollups.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {

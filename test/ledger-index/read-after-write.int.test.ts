@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { bindIndexedHeights } from "../../src/chain/lifecycle/wait-for-indexed.js";
 import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
-import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
-import { PgLedgerScope } from "../../src/store/pg-ledger-scope.js";
+import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
+import { PgLedgerScope } from "../../src/ledger-index/store/scope.js";
 import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
 import {

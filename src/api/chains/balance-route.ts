@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
-import { PgLedgerScope } from "../../store/pg-ledger-scope.js";
+import { PgLedgerReads } from "../../ledger-index/store/reads.js";
+import { PgLedgerScope } from "../../ledger-index/store/scope.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";

@@ -1,6 +1,6 @@
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { LedgerScopeKind, PgLedgerScope, ScopeRow } from "../../store/pg-ledger-scope.js";
+import type { LedgerScopeKind, PgLedgerScope, ScopeRow } from "../../ledger-index/store/scope.js";
 
 /**
  * The organisation's newest scope row for a contract of `kind` (live, or removed: a removed one

@@ -1,8 +1,8 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
+import { PgLedgerReads } from "../../ledger-index/store/reads.js";
 import { readScheduleStatuses } from "../../schedules/schedule-status.js";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { anyPrincipalOf, guard } from "../auth/authenticate.js";

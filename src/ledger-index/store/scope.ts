@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
-import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
-import { withTransaction } from "./with-transaction.js";
+import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { withTransaction } from "../../store/with-transaction.js";
 
 /**
  * The kinds of contract the Ledger Index turns into domain rows: ERC-20 tokens (transfers, balances,
