@@ -9,6 +9,7 @@ import { chainShardKey, LedgerIndexer } from "../../src/ledger-index/ledger-inde
 import { transferColumns } from "../../src/ledger-index/store/transfers.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { shardOf } from "../../src/ownership/shard-map.js";
+import { ledgerIndexStores } from "../../src/roles/ledger-index-stores.js";
 import { bumpOwnerEpoch } from "../../src/store/shard-fence.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../test/support/anvil.js";
 import { nowMs } from "../lib/concurrency.js";
@@ -189,7 +190,7 @@ async function indexAll(
     { length: replicas },
     (_, i) =>
       new LedgerIndexer({
-        pool,
+        stores: ledgerIndexStores(pool),
         chains: chainsOf(anvil, depth),
         shardCount: SHARDS,
         settings,
