@@ -2,7 +2,6 @@ import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { readScheduleStatuses } from "../../schedules/schedule-status.js";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { anyPrincipalOf, guard } from "../auth/authenticate.js";
@@ -114,7 +113,7 @@ export function platformRouter(deps: ApiDeps): Router {
           count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
           executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
         },
-        chains: await new PgLedgerReads(deps.pool).health(),
+        chains: await deps.ledgerReads.health(),
         schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
           ...schedule,
           lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
