@@ -61,7 +61,7 @@ export function expressPath(path: string): string {
 }
 
 /** The middleware chain of a route, in the order every route keeps: audit, guard, body, handler. */
-export function routeHandlers(route: RouteDeclaration, deps: ApiDeps): RequestHandler[] {
+function routeHandlers(route: RouteDeclaration, deps: ApiDeps): RequestHandler[] {
   return [
     ...(route.audit ? [audited(deps, route.audit.action, route.audit.target)] : []),
     ...guard(deps.keys, route.permission),
