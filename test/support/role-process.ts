@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
+import { spawnProcess } from "./processes.js";
 
 /** A Tenor role (workers/main.ts) running as a real child process, with its output collected. */
 export interface RoleProcess {
@@ -9,30 +9,22 @@ export interface RoleProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/** Spawns workers/main.ts with `env` (DAPI_ROLE names the role). */
 export function spawnRole(env: Record<string, string>): RoleProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
-    // Several apis run at once on a test machine: the api's health port is any free one unless named.
-    env: { PATH: process.env.PATH ?? "", TENOR_API_HEALTH_PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  const exited = once(child, "exit").then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  return {
-    child,
-    output: () => text,
-    exited,
-    kill: (signal = "SIGKILL") => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const role = spawnProcess(
+    `role ${env.DAPI_ROLE ?? "?"}`,
+    process.execPath,
+    ["--import", "tsx", "workers/main.ts"],
+    {
+      // Several apis run at once on a test machine: the api's health port is any free one unless named.
+      env: { TENOR_API_HEALTH_PORT: "0", ...env },
     },
+  );
+  return {
+    child: role.child,
+    output: role.output,
+    exited: role.exit,
+    kill: (signal = "SIGKILL") => role.signal(signal),
   };
 }
 

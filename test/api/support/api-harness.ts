@@ -1,8 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
@@ -17,11 +15,10 @@ import type { ApiRole } from "../../../src/store/pg-api-keys.js";
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
 import { createTestDatabase, type TestDatabase } from "../../support/database.js";
+import { spawnProcess, type TestProcess } from "../../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** The principals every API test file gets: two organisations, every role. */
 const PRINCIPALS = {
@@ -182,8 +179,8 @@ export async function startApiHarness(
       }
     },
     async stop() {
-      runner.kill("SIGTERM");
-      await new Promise((r) => (runner.exitCode !== null ? r(null) : runner.once("exit", r)));
+      runner.signal("SIGTERM");
+      await runner.exit;
       await closeApi().catch(() => undefined);
       for (const close of replicas) await close().catch(() => undefined);
       await deleteRedisPrefix(prefix, redis).catch(() => undefined);
@@ -193,28 +190,15 @@ export async function startApiHarness(
   };
 }
 
-async function spawnRunner(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/api/fixtures/api-runner.ts"], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`api-runner not ready in 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"ready":true')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`api-runner exited (${code}) before it was ready:\n${output}`));
-    });
-  });
-  return child;
+async function spawnRunner(env: Record<string, string>): Promise<TestProcess> {
+  const runner = spawnProcess(
+    "api-runner",
+    process.execPath,
+    ["--import", "tsx", "test/api/fixtures/api-runner.ts"],
+    {
+      env,
+    },
+  );
+  await runner.waitFor(/"ready":true/, 30_000);
+  return runner;
 }
