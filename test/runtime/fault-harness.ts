@@ -11,7 +11,8 @@ import type { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { FAULT_WORKFLOWS } from "../fixtures/fault-workflows.js";
 import type { TestDatabase } from "../support/database.js";
-import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "../support/processes.js";
+import { type TestProcess, WaitAborted, waitUntil } from "../support/processes.js";
+import { startFixtureRunner } from "../support/role-process.js";
 import { createTestStores } from "../support/test-stores.js";
 
 /**
@@ -118,21 +119,17 @@ export async function createFaultWorld(
     queue,
     redis,
     async startRunner(name, runnerOptions = {}) {
-      const runner = spawnProcess(
+      return startFixtureRunner(
         `runner ${name}`,
-        process.execPath,
-        ["--import", "tsx", "test/fixtures/runner-process.ts"],
+        "test/fixtures/runner-process.ts",
         {
-          env: {
-            ...stores.env,
-            DATABASE_URL: runnerOptions.databaseUrl ?? db.url,
-            TENOR_CONFIG: writeConfig(runnerOptions.durable ?? options.durable ?? FAST_DURABLE),
-            ...runnerOptions.env,
-          },
+          ...stores.env,
+          DATABASE_URL: runnerOptions.databaseUrl ?? db.url,
+          TENOR_CONFIG: writeConfig(runnerOptions.durable ?? options.durable ?? FAST_DURABLE),
+          ...runnerOptions.env,
         },
+        30_000,
       );
-      await runner.waitFor(/\{"ready":true/, 30_000);
-      return runner;
     },
     async start(workflow, input) {
       const { executionId } = await client.start({ workflow, input });

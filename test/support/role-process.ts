@@ -1,5 +1,20 @@
 import type { ChildProcess } from "node:child_process";
-import { spawnProcess } from "./processes.js";
+import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "./processes.js";
+
+/**
+ * Spawns a runner fixture (a TypeScript entry under test/, run with tsx from the repository root)
+ * with `env` and waits for the `{"ready":true` line it prints once its runtime runs.
+ */
+export async function startFixtureRunner(
+  name: string,
+  fixture: string,
+  env: Record<string, string>,
+  readyTimeoutMs = 60_000,
+): Promise<TestProcess> {
+  const runner = spawnProcess(name, process.execPath, ["--import", "tsx", fixture], { env });
+  await runner.waitFor(/\{"ready":true/, readyTimeoutMs);
+  return runner;
+}
 
 /** A Tenor role (workers/main.ts) running as a real child process, with its output collected. */
 export interface RoleProcess {
@@ -28,20 +43,33 @@ export function spawnRole(env: Record<string, string>): RoleProcess {
   };
 }
 
+/**
+ * Waits until `GET <healthUrl>/readyz` answers 2xx; stops at once, with the role's output, when
+ * the role exits first.
+ */
+export async function roleReady(
+  what: string,
+  role: RoleProcess,
+  healthUrl: string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await waitUntil(
+    what,
+    async () => {
+      if (role.child.exitCode !== null || role.child.signalCode !== null) {
+        throw new WaitAborted(`it exited:\n${role.output()}`);
+      }
+      return (await fetch(`${healthUrl}/readyz`)).ok;
+    },
+    { timeoutMs },
+  );
+}
+
 /** Polls `probe` until it returns true or `timeoutMs` passes; the failure names what it waited for. */
 export async function eventually(
   what: string,
   probe: () => Promise<boolean> | boolean,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(what, probe, { timeoutMs });
 }

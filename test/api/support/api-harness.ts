@@ -11,7 +11,7 @@ import { createRedisConnection } from "../../../src/transport/redis-connection.j
 import { type AppClient, appClient, issueTestKeys, type TestPrincipal } from "../../support/api-client.js";
 import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
-import { spawnProcess, type TestProcess } from "../../support/processes.js";
+import { startFixtureRunner } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
@@ -81,7 +81,7 @@ export async function startApiHarness(
     api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
   });
   const env = { ...stores.env, TENOR_CONFIG: configFile.file };
-  const runner = await spawnRunner(env);
+  const runner = await startFixtureRunner("api-runner", "test/api/fixtures/api-runner.ts", env, 30_000);
   const config = loadConfig({ env });
   const logger = createLogger({ level: "error" });
   const pool = createPgPool(db.url, { applicationName: "tenor-api-test", max: 10 });
@@ -151,17 +151,4 @@ export async function startApiHarness(
       await stores.drop();
     },
   };
-}
-
-async function spawnRunner(env: Record<string, string>): Promise<TestProcess> {
-  const runner = spawnProcess(
-    "api-runner",
-    process.execPath,
-    ["--import", "tsx", "test/api/fixtures/api-runner.ts"],
-    {
-      env,
-    },
-  );
-  await runner.waitFor(/"ready":true/, 30_000);
-  return runner;
 }

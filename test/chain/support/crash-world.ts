@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient } from "../../../src/engine/execution-client.js";
@@ -11,7 +10,8 @@ import { createRedisConnection } from "../../../src/transport/redis-connection.j
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
 import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, type TestProcess } from "../../support/processes.js";
+import { killAllProcesses, type TestProcess } from "../../support/processes.js";
+import { startFixtureRunner } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
 
 /**
@@ -71,11 +71,7 @@ export async function startCrashWorld(options: {
     client: side.client,
     dir: config.dir,
     async startRunner(name, fixture, extra) {
-      const runner = spawnProcess(name, process.execPath, ["--import", "tsx", path.join(repoRoot, fixture)], {
-        env: { ...env, ...extra },
-      });
-      await runner.waitFor(/"ready":true/, 60_000);
-      return runner;
+      return startFixtureRunner(name, fixture, { ...env, ...extra });
     },
     async stop() {
       await killAllProcesses();

@@ -5,7 +5,7 @@ import { type HttpClient, httpClient, issueTestKeys, type TestPrincipal } from "
 import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
 import { freePort } from "../../support/processes.js";
-import { eventually, type RoleProcess, spawnRole } from "../../support/role-process.js";
+import { eventually, type RoleProcess, roleReady, spawnRole } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
@@ -81,12 +81,8 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
     await stores.drop();
   };
   try {
-    await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 90_000);
-    await eventually(
-      "runner ready",
-      async () => (await fetch(`http://127.0.0.1:${runnerPort}/readyz`)).ok,
-      90_000,
-    );
+    await roleReady("api ready", roles[0] as RoleProcess, base);
+    await roleReady("runner ready", roles[1] as RoleProcess, `http://127.0.0.1:${runnerPort}`);
   } catch (error) {
     const output = roles.map((r) => r.output()).join("\n");
     await stop();

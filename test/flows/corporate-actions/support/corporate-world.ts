@@ -25,8 +25,8 @@ import {
 } from "../../../support/api-client.js";
 import { writeTestConfig } from "../../../support/config-file.js";
 import type { TestDatabase } from "../../../support/database.js";
-import { freePort, killAllProcesses, WaitAborted, waitUntil } from "../../../support/processes.js";
-import { type RoleProcess, spawnRole } from "../../../support/role-process.js";
+import { freePort, killAllProcesses, waitUntil } from "../../../support/processes.js";
+import { type RoleProcess, roleReady, spawnRole } from "../../../support/role-process.js";
 import { createTestStores } from "../../../support/test-stores.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
@@ -108,16 +108,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     const started = spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_RUNNER_HEALTH_PORT: String(port) });
     roles.push(started);
     runner = started;
-    await waitUntil(
-      "the runner ready",
-      async () => {
-        if (started.child.exitCode !== null || started.child.signalCode !== null) {
-          throw new WaitAborted(`the runner exited:\n${started.output()}`);
-        }
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-      },
-      { timeoutMs: 90_000 },
-    );
+    await roleReady("the runner ready", started, `http://127.0.0.1:${port}`);
     return started;
   };
   const booting = startRunner();

@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type request from "supertest";
@@ -28,7 +27,8 @@ import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
 import { appClient, issueTestKeys, type TestPrincipal } from "../../../support/api-client.js";
 import { writeTestConfig } from "../../../support/config-file.js";
 import type { TestDatabase } from "../../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, type TestProcess } from "../../../support/processes.js";
+import { killAllProcesses, type TestProcess } from "../../../support/processes.js";
+import { startFixtureRunner } from "../../../support/role-process.js";
 import { createTestStores } from "../../../support/test-stores.js";
 
 /**
@@ -182,19 +182,11 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
     dir: configFile.dir,
     runners,
     async startRunner(crash) {
-      const runner = spawnProcess(
-        "claims-runner",
-        process.execPath,
-        ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
-        {
-          env: {
-            ...env,
-            ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}),
-          },
-        },
-      );
+      const runner = await startFixtureRunner("claims-runner", "test/fixtures/chain-runner-process.ts", {
+        ...env,
+        ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}),
+      });
       runners.push(runner);
-      await runner.waitFor(/"ready":true/, 60_000);
       return runner;
     },
     as,
