@@ -1,7 +1,6 @@
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { freePort } from "../support/ports.js";
+import { freePort, spawnProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 
@@ -44,22 +43,14 @@ afterAll(async () => {
 
 describe("api role", () => {
   it("runs the approval demo through the HTTP API: start, approval by another identity, journal", async () => {
-    const demo = spawn(
+    const demo = spawnProcess(
+      "demo-approval",
       process.execPath,
       ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "APIT"],
-      {
-        env: { PATH: process.env.PATH ?? "", ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { env, settleOn: "close" },
     );
-    let out = "";
-    demo.stdout.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    demo.stderr.on("data", (c: Buffer) => {
-      out += c.toString();
-    });
-    const code = await new Promise<number | null>((resolve) => demo.once("exit", resolve));
+    const { code } = await demo.exit;
+    const out = demo.output();
     expect(code, out).toBe(0);
     expect(out).toMatch(
       /execution [0-9a-f-]{36} \(demo\.asset-issue, symbol APIT\) — 202 \/v1\/executions\//,

@@ -1,11 +1,9 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dropDatabase } from "../../src/store/migrations/index.js";
 import { compiledTree } from "../support/compiled-tree.js";
 import { scratchDatabaseUrl } from "../support/database.js";
-import { freePort } from "../support/ports.js";
+import { freePort, spawnProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually } from "../support/role-process.js";
 
@@ -43,16 +41,8 @@ function runHealthcheck(env: Record<string, string>) {
 }
 
 function runNode(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, args, {
-    cwd: tree.dir,
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = once(child, "exit").then(([code]) => code as number | null);
-  return { child, exited, output: () => output };
+  const node = spawnProcess(`node ${args.join(" ")}`, process.execPath, args, { cwd: tree.dir, env });
+  return { child: node.child, exited: node.exit.then(({ code }) => code), output: node.output };
 }
 
 describe("compiled image", () => {

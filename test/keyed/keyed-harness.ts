@@ -10,8 +10,8 @@ import { createLogger } from "../../src/observability/logger.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { KEYED_SPACES } from "../../src/transport/queue-names.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import type { TestDatabase } from "../support/database.js";
+import { createTestStores } from "../support/test-stores.js";
 
 /** Short leases and a fast repair, so a dead runner's commands come back in about a second. */
 export const FAST_KEYED: KeyedSettings = {
@@ -45,11 +45,11 @@ export async function createKeyedWorld(
   file: string,
   options: { entities: readonly AnyEntity[]; redisUrl?: string; poolSize?: number; pollMs?: number },
 ): Promise<KeyedWorld> {
-  const db = await createTestDatabase();
+  const stores = await createTestStores(file, options.redisUrl ? { redisUrl: options.redisUrl } : {});
+  const { db, prefix } = stores;
   const pool = createPgPool(db.url, { applicationName: "keyed-test", max: options.poolSize ?? 10 });
   pool.on("error", () => undefined);
-  const prefix = testRedisPrefix(file);
-  const url = options.redisUrl ?? redisUrl();
+  const url = stores.redisUrl;
   const redis = createRedisConnection(url, "producer");
   redis.on("error", () => undefined);
   const logger = createLogger({ level: "error" });
@@ -82,10 +82,9 @@ export async function createKeyedWorld(
     async close() {
       for (const runtime of runtimes) await runtime.stop().catch(() => undefined);
       await client.close();
-      await deleteRedisPrefix(prefix, redis).catch(() => 0);
       redis.disconnect();
       await pool.end().catch(() => undefined);
-      await db.drop();
+      await stores.drop();
     },
   };
 }

@@ -1,10 +1,9 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { freePort } from "../support/ports.js";
+import { freePort, spawnProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 import { labelViolations, sampleValue } from "./metric-labels.js";
@@ -69,18 +68,15 @@ afterAll(async () => {
 
 describe("/metrics", () => {
   it("reports a real run on every role with bounded labels only", async () => {
-    const demo = spawn(
+    const demo = spawnProcess(
+      "demo-approval",
       process.execPath,
       ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "METR"],
-      {
-        env: { PATH: process.env.PATH ?? "", ...env },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+      { env, settleOn: "close" },
     );
-    let out = "";
-    demo.stdout.on("data", (c: Buffer) => (out += c.toString()));
-    demo.stderr.on("data", (c: Buffer) => (out += c.toString()));
-    expect(await new Promise((resolve) => demo.once("exit", resolve)), out).toBe(0);
+    const { code } = await demo.exit;
+    const out = demo.output();
+    expect(code, out).toBe(0);
     const executionId = /execution ([0-9a-f-]{36})/.exec(out)?.[1];
     expect(executionId).toBeDefined();
     // A request whose path carries the execution id: its route label must be the template.

@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,14 +6,14 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOG_CATEGORIES } from "../../src/observability/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { freePort } from "../support/ports.js";
+import { freePort, spawnProcess, type TestProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 
 let db: TestDatabase;
 const prefix = testRedisPrefix(import.meta.url);
 const running: RoleProcess[] = [];
-const extraServers: ChildProcess[] = [];
+const extraServers: TestProcess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -22,7 +21,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const role of running) role.kill("SIGKILL");
-  for (const server of extraServers) server.kill("SIGKILL");
+  for (const server of extraServers) await server.kill();
   await deleteRedisPrefix(prefix);
   await db.drop();
 });
@@ -167,13 +166,16 @@ describe("role process", () => {
 
   it("refuses to start a runner on a Redis whose maxmemory-policy can evict keys", async () => {
     const port = await freePort();
-    const server = spawn(
-      "redis-server",
-      ["--port", String(port), "--save", "", "--appendonly", "no", "--maxmemory-policy", "allkeys-lru"],
-      {
-        stdio: "ignore",
-      },
-    );
+    const server = spawnProcess("redis-server", "redis-server", [
+      "--port",
+      String(port),
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--maxmemory-policy",
+      "allkeys-lru",
+    ]);
     extraServers.push(server);
     const url = `redis://127.0.0.1:${port}`;
     const proc = spawnRole({ ...(await baseEnv()), DAPI_ROLE: "runner", REDIS_URL: url });

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { freePort } from "../support/ports.js";
+import { freePort, spawnProcess, type TestProcess } from "../support/processes.js";
 import { deleteRedisPrefix, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
 
@@ -17,7 +16,7 @@ let db: TestDatabase;
 let configFile: string;
 const prefix = testRedisPrefix(import.meta.url);
 const running: RoleProcess[] = [];
-const servers: ChildProcess[] = [];
+const servers: TestProcess[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -28,7 +27,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const role of running) role.kill("SIGKILL");
-  for (const server of servers) if (server.exitCode === null) server.kill("SIGKILL");
+  for (const server of servers) await server.kill();
   await db.drop();
 });
 
@@ -57,9 +56,14 @@ describe("startup relaunch", () => {
       30_000,
     );
     expect(role.output()).toContain(`Redis at redis://127.0.0.1:${redisPort} is unreachable`);
-    const server = spawn("redis-server", ["--port", String(redisPort), "--save", "", "--appendonly", "no"], {
-      stdio: "ignore",
-    });
+    const server = spawnProcess("redis-server", "redis-server", [
+      "--port",
+      String(redisPort),
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+    ]);
     servers.push(server);
     await eventually(
       "runner ready",
@@ -72,7 +76,7 @@ describe("startup relaunch", () => {
     const client = new Redis(`redis://127.0.0.1:${redisPort}`);
     await deleteRedisPrefix(prefix, client);
     client.disconnect();
-    server.kill("SIGTERM");
+    server.signal("SIGTERM");
   });
 
   // An attempt may wait up to 5 s for Redis to answer (src/roles/dependencies.ts): a 7 s budget

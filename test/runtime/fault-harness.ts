@@ -10,9 +10,10 @@ import { createExecutionClient } from "../../src/roles/create-execution-client.j
 import type { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { FAULT_WORKFLOWS } from "../fixtures/fault-workflows.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import type { TestDatabase } from "../support/database.js";
+import { type TestProcess, WaitAborted, waitUntil } from "../support/processes.js";
+import { startFixtureRunner } from "../support/role-process.js";
+import { createTestStores } from "../support/test-stores.js";
 
 /**
  * One test file's world for the crash and fault tests: its own database (with the fixture's
@@ -87,10 +88,10 @@ export async function createFaultWorld(
   testFile: string,
   options: { durable?: DurableOverrides; redisUrl?: string } = {},
 ): Promise<FaultWorld> {
-  const db = await createTestDatabase();
+  const stores = await createTestStores(testFile, options.redisUrl ? { redisUrl: options.redisUrl } : {});
+  const { db, prefix } = stores;
   await db.pool.query(FIXTURE_TABLES);
-  const prefix = testRedisPrefix(testFile);
-  const url = options.redisUrl ?? redisUrl();
+  const url = stores.redisUrl;
   const redis = createRedisConnection(url, "producer");
   // Faults take Redis away on purpose; the test client retries like the API role does.
   redis.on("error", () => undefined);
@@ -118,22 +119,17 @@ export async function createFaultWorld(
     queue,
     redis,
     async startRunner(name, runnerOptions = {}) {
-      const runner = spawnProcess(
+      return startFixtureRunner(
         `runner ${name}`,
-        process.execPath,
-        ["--import", "tsx", "test/fixtures/runner-process.ts"],
+        "test/fixtures/runner-process.ts",
         {
-          env: {
-            DATABASE_URL: runnerOptions.databaseUrl ?? db.url,
-            REDIS_URL: url,
-            TENOR_REDIS_PREFIX: prefix,
-            TENOR_CONFIG: writeConfig(runnerOptions.durable ?? options.durable ?? FAST_DURABLE),
-            ...runnerOptions.env,
-          },
+          ...stores.env,
+          DATABASE_URL: runnerOptions.databaseUrl ?? db.url,
+          TENOR_CONFIG: writeConfig(runnerOptions.durable ?? options.durable ?? FAST_DURABLE),
+          ...runnerOptions.env,
         },
+        30_000,
       );
-      await runner.waitFor(/\{"ready":true/, 30_000);
-      return runner;
     },
     async start(workflow, input) {
       const { executionId } = await client.start({ workflow, input });
@@ -170,9 +166,8 @@ export async function createFaultWorld(
     },
     async close() {
       await close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, redis).catch(() => 0);
       redis.disconnect();
-      await db.drop();
+      await stores.drop();
       rmSync(configDir, { recursive: true, force: true });
     },
   };

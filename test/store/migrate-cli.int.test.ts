@@ -1,8 +1,8 @@
-import { spawn } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
 import { dropDatabase } from "../../src/store/migrations/index.js";
 import { REPOSITORY_ROOT } from "../../src/store/migrations/paths.js";
 import { scratchDatabaseUrl } from "../support/database.js";
+import { spawnProcess } from "../support/processes.js";
 
 interface Run {
   code: number | null;
@@ -11,23 +11,20 @@ interface Run {
 }
 
 /** Runs `npm run -s <script>` in the repository as a real subprocess with DATABASE_URL set (or removed). */
-function npmRun(script: string, databaseUrl: string | undefined): Promise<Run> {
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
+async function npmRun(script: string, databaseUrl: string | undefined): Promise<Run> {
+  // npm needs the test's whole environment (its cache, config and node), only DATABASE_URL differs.
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && name !== "DATABASE_URL") env[name] = value;
+  }
   if (databaseUrl !== undefined) env.DATABASE_URL = databaseUrl;
-  return new Promise((resolve, reject) => {
-    const child = spawn("npm", ["run", "-s", script], { cwd: REPOSITORY_ROOT, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  const npm = spawnProcess(`npm run ${script}`, "npm", ["run", "-s", script], {
+    cwd: REPOSITORY_ROOT,
+    env,
+    settleOn: "close",
   });
+  const { code } = await npm.exit;
+  return { code, stdout: npm.stdout(), stderr: npm.stderr() };
 }
 
 describe("npm run db:migrate", () => {

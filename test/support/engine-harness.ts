@@ -17,8 +17,8 @@ import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-r
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
-import { createTestDatabase, type TestDatabase } from "./database.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "./redis.js";
+import type { TestDatabase } from "./database.js";
+import { createTestStores } from "./test-stores.js";
 
 /** `durable.*` settings a test file may shrink (lock, sweep, recovery); merged over the harness defaults. */
 export interface DurableOverrides {
@@ -92,8 +92,8 @@ const DEFAULT_WAIT_MS = 20_000;
 
 /** Starts the harness; call in `beforeAll` and `stop()` in `afterAll`. */
 export async function startEngineHarness(options: EngineHarnessOptions): Promise<EngineHarness> {
-  const db = await createTestDatabase();
-  const prefix = testRedisPrefix(options.file);
+  const stores = await createTestStores(options.file);
+  const { db, prefix } = stores;
   const durable = {
     lock: { ...DEFAULT_DURABLE.lock, ...options.durable?.lock },
     recovery: { ...DEFAULT_DURABLE.recovery, ...options.durable?.recovery },
@@ -101,12 +101,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     runnerConcurrency: options.durable?.runnerConcurrency ?? DEFAULT_DURABLE.runnerConcurrency,
   };
   const config = loadConfig({
-    env: {
-      DATABASE_URL: db.url,
-      REDIS_URL: redisUrl(),
-      TENOR_REDIS_PREFIX: prefix,
-      TENOR_CONFIG: "engine-harness.yaml",
-    },
+    env: { ...stores.env, TENOR_CONFIG: "engine-harness.yaml" },
     // JSON is YAML: the file the config loader reads is this document.
     readFile: () => JSON.stringify({ durable }),
   });
@@ -199,9 +194,8 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       stopped = true;
       await runtime.stop().catch(() => undefined);
       await clientSide.close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, producerRedis).catch(() => undefined);
       await Promise.allSettled([producerRedis.quit(), workerRedis.quit(), pool.end()]);
-      await db.drop();
+      await stores.drop();
     },
   };
 }

@@ -1,15 +1,2 @@
-import { createServer } from "node:net";
-
-/** A TCP port that was free a moment ago on 127.0.0.1 (the OS picks it). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
+/** One implementation of a free port for every test: the process fixture's. */
+export { freePort } from "./processes.js";

@@ -19,6 +19,8 @@ export interface TestProcess {
   readonly pid: number;
   stdout(): string;
   stderr(): string;
+  /** stdout and stderr interleaved in the order their chunks arrived. */
+  output(): string;
   /** Resolves with the first match of `pattern` in stdout + stderr; rejects after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Resolves when the process has exited (at once when it already has). */
@@ -33,16 +35,30 @@ export interface TestProcess {
 
 const started = new Set<TestProcess>();
 
+export interface SpawnOptions {
+  /** The child's whole environment besides PATH and HOME (the test's own is not inherited). */
+  env?: Record<string, string>;
+  /** Working directory; default the repository root. */
+  cwd?: string;
+  /** Also open Node's IPC channel (`child.send`, `process.on("message")` in the child). */
+  ipc?: boolean;
+  /**
+   * `"close"`: the process counts as exited only once its stdout and stderr have closed too, so
+   * everything it printed has been read (for tests that assert on the last lines). Default
+   * `"exit"`: as soon as the process itself has exited, even when a grandchild still holds a pipe.
+   */
+  settleOn?: "exit" | "close";
+}
+
 /**
- * Spawns `command` with `args`; stdout and stderr are captured, stdin is closed. `ipc`: also open
- * Node's IPC channel (`child.send`, `process.on("message")` in the child), for a process the test
- * steers while it runs.
+ * Spawns `command` with `args`; stdout and stderr are captured, stdin is closed. Every process a
+ * test starts goes through here, so `killAllProcesses()` can end it.
  */
 export function spawnProcess(
   name: string,
   command: string,
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; ipc?: boolean } = {},
+  options: SpawnOptions = {},
 ): TestProcess {
   const child = spawn(command, args, {
     cwd: options.cwd ?? repoRoot,
@@ -53,32 +69,40 @@ export function spawnProcess(
   const pid = child.pid;
   let out = "";
   let err = "";
+  let both = "";
   let exited = false;
   const waiters = new Set<() => void>();
   const notify = () => {
     for (const waiter of waiters) waiter();
   };
   child.stdout?.on("data", (chunk: Buffer) => {
-    out += chunk.toString("utf8");
+    const text = chunk.toString("utf8");
+    out += text;
+    both += text;
     notify();
   });
   child.stderr?.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
+    const text = chunk.toString("utf8");
+    err += text;
+    both += text;
     notify();
   });
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on("exit", (code, signal) => {
+    child.on(options.settleOn ?? "exit", (code: number | null, signal: NodeJS.Signals | null) => {
       exited = true;
       notify();
       resolve({ code, signal });
     });
   });
+  // The pid itself, not `exited`: with settleOn "close" the pid is gone before the pipes close.
+  const alive = () => child.exitCode === null && child.signalCode === null;
   const handle: TestProcess = {
     name,
     child,
     pid,
     stdout: () => out,
     stderr: () => err,
+    output: () => both,
     exit,
     running: () => !exited,
     waitFor(pattern, timeoutMs = 30_000) {
@@ -108,10 +132,10 @@ export function spawnProcess(
       });
     },
     signal(signal) {
-      if (!exited) process.kill(pid, signal);
+      if (alive()) process.kill(pid, signal);
     },
     async kill() {
-      if (!exited) process.kill(pid, "SIGKILL");
+      if (alive()) process.kill(pid, "SIGKILL");
       await exit;
     },
   };
@@ -123,10 +147,7 @@ export function spawnProcess(
 /** SIGKILLs every process this module started that still runs (a stopped one too), and waits for them. */
 export async function killAllProcesses(): Promise<void> {
   const running = [...started];
-  for (const p of running) {
-    if (!p.running()) continue;
-    process.kill(p.pid, "SIGKILL");
-  }
+  for (const p of running) p.signal("SIGKILL");
   await Promise.all(running.map((p) => p.exit));
 }
 

@@ -1,5 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
+import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "./processes.js";
+
+/**
+ * Spawns a runner fixture (a TypeScript entry under test/, run with tsx from the repository root)
+ * with `env` and waits for the `{"ready":true` line it prints once its runtime runs.
+ */
+export async function startFixtureRunner(
+  name: string,
+  fixture: string,
+  env: Record<string, string>,
+  readyTimeoutMs = 60_000,
+): Promise<TestProcess> {
+  const runner = spawnProcess(name, process.execPath, ["--import", "tsx", fixture], { env });
+  await runner.waitFor(/\{"ready":true/, readyTimeoutMs);
+  return runner;
+}
 
 /** A Tenor role (workers/main.ts) running as a real child process, with its output collected. */
 export interface RoleProcess {
@@ -9,31 +24,45 @@ export interface RoleProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
+/** Spawns workers/main.ts with `env` (DAPI_ROLE names the role). */
 export function spawnRole(env: Record<string, string>): RoleProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "workers/main.ts"], {
-    // Several apis run at once on a test machine: the api's health port is any free one unless named.
-    env: { PATH: process.env.PATH ?? "", TENOR_API_HEALTH_PORT: "0", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  child.stdout?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    text += chunk.toString();
-  });
-  const exited = once(child, "exit").then(([code, signal]) => ({
-    code: code as number | null,
-    signal: signal as NodeJS.Signals | null,
-  }));
-  return {
-    child,
-    output: () => text,
-    exited,
-    kill: (signal = "SIGKILL") => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  const role = spawnProcess(
+    `role ${env.DAPI_ROLE ?? "?"}`,
+    process.execPath,
+    ["--import", "tsx", "workers/main.ts"],
+    {
+      // Several apis run at once on a test machine: the api's health port is any free one unless named.
+      env: { TENOR_API_HEALTH_PORT: "0", ...env },
     },
+  );
+  return {
+    child: role.child,
+    output: role.output,
+    exited: role.exit,
+    kill: (signal = "SIGKILL") => role.signal(signal),
   };
+}
+
+/**
+ * Waits until `GET <healthUrl>/readyz` answers 2xx; stops at once, with the role's output, when
+ * the role exits first.
+ */
+export async function roleReady(
+  what: string,
+  role: RoleProcess,
+  healthUrl: string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await waitUntil(
+    what,
+    async () => {
+      if (role.child.exitCode !== null || role.child.signalCode !== null) {
+        throw new WaitAborted(`it exited:\n${role.output()}`);
+      }
+      return (await fetch(`${healthUrl}/readyz`)).ok;
+    },
+    { timeoutMs },
+  );
 }
 
 /** Polls `probe` until it returns true or `timeoutMs` passes; the failure names what it waited for. */
@@ -42,14 +71,5 @@ export async function eventually(
   probe: () => Promise<boolean> | boolean,
   timeoutMs = 20_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitUntil(what, probe, { timeoutMs });
 }

@@ -1,27 +1,20 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
-import request from "supertest";
 import type { ApiSettings } from "../../../src/api/api-deps.js";
-import { issueApiKey } from "../../../src/api/auth/api-key.js";
 import { loadConfig } from "../../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
-import type { ApiRole } from "../../../src/store/pg-api-keys.js";
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
-import { createTestDatabase, type TestDatabase } from "../../support/database.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+import { type AppClient, appClient, issueTestKeys, type TestPrincipal } from "../../support/api-client.js";
+import { writeTestConfig } from "../../support/config-file.js";
+import type { TestDatabase } from "../../support/database.js";
+import { startFixtureRunner } from "../../support/role-process.js";
+import { createTestStores } from "../../support/test-stores.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /** The principals every API test file gets: two organisations, every role. */
 const PRINCIPALS = {
@@ -41,7 +34,7 @@ const PRINCIPALS = {
   integratorAsApprover: { org: "org-a", role: "approver", subject: "integrator" },
   platformOperator: { org: null, role: "platform-operator" },
   platformAdmin: { org: null, role: "platform-admin" },
-} as const satisfies Record<string, { org: string | null; role: ApiRole; subject?: string }>;
+} as const satisfies Record<string, TestPrincipal>;
 export type PrincipalName = keyof typeof PRINCIPALS;
 
 /**
@@ -56,11 +49,7 @@ export interface ApiHarness {
   keys: Record<PrincipalName, string>;
   keyIds: Record<PrincipalName, string>;
   /** A supertest agent factory sending `principal`'s key. */
-  as(principal: PrincipalName): {
-    get(url: string): request.Test;
-    post(url: string): request.Test;
-    put(url: string): request.Test;
-  };
+  as: AppClient<PrincipalName>;
   /** Polls GET /v1/executions/{id} until `predicate` holds; throws with the last body on timeout. */
   waitFor(
     id: string,
@@ -81,28 +70,18 @@ export async function startApiHarness(
   file: string,
   options: { sweepIntervalMs?: number } = {},
 ): Promise<ApiHarness> {
-  const db = await createTestDatabase();
-  const prefix = testRedisPrefix(file);
-  const dir = mkdtempSync(path.join(tmpdir(), "tenor-api-"));
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
-        sweep: { intervalMs: options.sweepIntervalMs ?? 500, graceMs: 1000 },
-      },
-      // Tests poll quickly; the rate limit has its own test with a replica of small budget.
-      api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
-    }),
-  );
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-  };
-  const runner = await spawnRunner(env);
+  const stores = await createTestStores(file);
+  const { db, prefix } = stores;
+  const configFile = writeTestConfig("api", {
+    durable: {
+      lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
+      sweep: { intervalMs: options.sweepIntervalMs ?? 500, graceMs: 1000 },
+    },
+    // Tests poll quickly; the rate limit has its own test with a replica of small budget.
+    api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+  });
+  const env = { ...stores.env, TENOR_CONFIG: configFile.file };
+  const runner = await startFixtureRunner("api-runner", "test/api/fixtures/api-runner.ts", env, 30_000);
   const config = loadConfig({ env });
   const logger = createLogger({ level: "error" });
   const pool = createPgPool(db.url, { applicationName: "tenor-api-test", max: 10 });
@@ -124,27 +103,9 @@ export async function startApiHarness(
     // The api role's keyring: new subscriptions' secrets are sealed as in production.
     webhooks: { allowPrivateAddresses: false, keyring: TEST_KEYRING },
   });
-  const keys = {} as Record<PrincipalName, string>;
-  const keyIds = {} as Record<PrincipalName, string>;
-  for (const [name, p] of Object.entries(PRINCIPALS) as [
-    PrincipalName,
-    { org: string | null; role: ApiRole; subject?: string },
-  ][]) {
-    // Each principal is its own person unless it names another's subject.
-    const issued = await issueApiKey(apiKeys, {
-      orgId: p.org,
-      role: p.role,
-      name,
-      subject: p.subject ?? name,
-    });
-    keys[name] = issued.key;
-    keyIds[name] = issued.record.id;
-  }
-  const as: ApiHarness["as"] = (principal) => ({
-    get: (url) => request(app).get(url).set("authorization", `Bearer ${keys[principal]}`),
-    post: (url) => request(app).post(url).set("authorization", `Bearer ${keys[principal]}`),
-    put: (url) => request(app).put(url).set("authorization", `Bearer ${keys[principal]}`),
-  });
+  // Each principal is its own person unless it names another's subject.
+  const { keys, keyIds } = await issueTestKeys<PrincipalName>(apiKeys, PRINCIPALS);
+  const as = appClient(app, keys);
   const replicas: (() => Promise<void>)[] = [];
   return {
     app,
@@ -182,39 +143,12 @@ export async function startApiHarness(
       }
     },
     async stop() {
-      runner.kill("SIGTERM");
-      await new Promise((r) => (runner.exitCode !== null ? r(null) : runner.once("exit", r)));
+      runner.signal("SIGTERM");
+      await runner.exit;
       await closeApi().catch(() => undefined);
       for (const close of replicas) await close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, redis).catch(() => undefined);
       await Promise.allSettled([redis.quit(), pool.end()]);
-      await db.drop();
+      await stores.drop();
     },
   };
-}
-
-async function spawnRunner(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "test/api/fixtures/api-runner.ts"], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`api-runner not ready in 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (output.includes('"ready":true')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`api-runner exited (${code}) before it was ready:\n${output}`));
-    });
-  });
-  return child;
 }

@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient } from "../../../src/engine/execution-client.js";
@@ -11,9 +8,11 @@ import { createExecutionClient } from "../../../src/roles/create-execution-clien
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, type TestProcess } from "../../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
+import { writeTestConfig } from "../../support/config-file.js";
+import type { TestDatabase } from "../../support/database.js";
+import { killAllProcesses, type TestProcess } from "../../support/processes.js";
+import { startFixtureRunner } from "../../support/role-process.js";
+import { createTestStores } from "../../support/test-stores.js";
 
 /**
  * One crash test file's world: a real anvil, the file's own database and Redis prefix, a
@@ -42,33 +41,22 @@ export async function startCrashWorld(options: {
   config?: (anvil: Anvil) => Promise<Record<string, unknown>> | Record<string, unknown>;
 }): Promise<CrashWorld> {
   const anvil = await startAnvil();
-  const db = await createTestDatabase();
-  const dir = mkdtempSync(path.join(tmpdir(), "tenor-crash-"));
-  const prefix = testRedisPrefix(options.file);
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-      },
-      chains: [
-        { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
-      ],
-      signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
-      ...(await options.config?.(anvil)),
-    }),
-  );
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-    CRASH_SIGNER_KEY: ANVIL_KEYS[1],
-  };
+  const stores = await createTestStores(options.file);
+  const { db, prefix } = stores;
+  const config = writeTestConfig("crash", {
+    durable: {
+      lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
+      sweep: { intervalMs: 500, graceMs: 1_000 },
+    },
+    chains: [
+      { id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], confirmationWatcher: { intervalMs: 50 } },
+    ],
+    signers: [{ id: "hot", kind: "local", orgId: "acme", privateKey: { env: "CRASH_SIGNER_KEY" } }],
+    ...(await options.config?.(anvil)),
+  });
+  const env = { ...stores.env, TENOR_CONFIG: config.file, CRASH_SIGNER_KEY: ANVIL_KEYS[1] };
   const pool = createPgPool(db.url, { applicationName: "crash-test", max: 4 });
-  const redis: Redis = createRedisConnection(redisUrl(), "producer");
+  const redis: Redis = createRedisConnection(stores.redisUrl, "producer");
   const side = createExecutionClient({
     pool,
     redis,
@@ -81,21 +69,16 @@ export async function startCrashWorld(options: {
     db,
     pool,
     client: side.client,
-    dir,
+    dir: config.dir,
     async startRunner(name, fixture, extra) {
-      const runner = spawnProcess(name, process.execPath, ["--import", "tsx", path.join(repoRoot, fixture)], {
-        env: { ...env, ...extra },
-      });
-      await runner.waitFor(/"ready":true/, 60_000);
-      return runner;
+      return startFixtureRunner(name, fixture, { ...env, ...extra });
     },
     async stop() {
       await killAllProcesses();
       await side.close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, redis).catch(() => undefined);
       redis.disconnect();
       await pool.end();
-      await db.drop();
+      await stores.drop();
       await anvil.stop();
     },
   };

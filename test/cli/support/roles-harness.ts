@@ -1,24 +1,22 @@
 import { generateKeyPairSync, type KeyObject } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Pool } from "pg";
-import { issueApiKey } from "../../../src/api/auth/api-key.js";
-import { type OrgRole, PgApiKeys } from "../../../src/store/pg-api-keys.js";
-import { createTestDatabase, type TestDatabase } from "../../support/database.js";
-import { freePort } from "../../support/ports.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
-import { eventually, type RoleProcess, spawnRole } from "../../support/role-process.js";
+import { PgApiKeys } from "../../../src/store/pg-api-keys.js";
+import { type HttpClient, httpClient, issueTestKeys, type TestPrincipal } from "../../support/api-client.js";
+import { writeTestConfig } from "../../support/config-file.js";
+import type { TestDatabase } from "../../support/database.js";
+import { freePort } from "../../support/processes.js";
+import { eventually, type RoleProcess, roleReady, spawnRole } from "../../support/role-process.js";
+import { createTestStores } from "../../support/test-stores.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
 
 /** The principals of org `demo` the console and CLI tests act as, each its own person. */
 const PEOPLE = {
-  integrator: "integrator",
-  approver: "approver",
-  operator: "operator",
-} as const satisfies Record<string, OrgRole>;
+  integrator: { org: "demo", role: "integrator" },
+  approver: { org: "demo", role: "approver" },
+  operator: { org: "demo", role: "operator" },
+} as const satisfies Record<string, TestPrincipal>;
 export type Person = keyof typeof PEOPLE;
 
 /**
@@ -38,7 +36,7 @@ export interface RolesHarness {
   /** The public half of the evidence signing key. */
   evidencePublicKey: KeyObject;
   /** Calls the API as `person`; answers status and JSON body. */
-  call(person: Person, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }>;
+  call: HttpClient<Person>;
   /** Starts `demo.asset-issue` as the integrator; returns its id. */
   startDemo(input: Record<string, unknown>): Promise<string>;
   /** Polls the execution until `predicate` holds. */
@@ -47,30 +45,20 @@ export interface RolesHarness {
 }
 
 export async function startRolesHarness(file: string): Promise<RolesHarness> {
-  const db = await createTestDatabase();
-  const prefix = testRedisPrefix(file);
+  const stores = await createTestStores(file);
+  const { db, prefix } = stores;
   const port = await freePort();
   const runnerPort = await freePort();
-  const dir = mkdtempSync(path.join(tmpdir(), "tenor-roles-"));
-  const configFile = path.join(dir, "config.yaml");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
-        sweep: { intervalMs: 500, graceMs: 1000 },
-      },
-      api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
-      evidence: { signingKey: { env: "TENOR_TEST_EVIDENCE_KEY" } },
-    }),
-  );
+  const config = writeTestConfig("roles", {
+    durable: {
+      lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
+      sweep: { intervalMs: 500, graceMs: 1000 },
+    },
+    api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+    evidence: { signingKey: { env: "TENOR_TEST_EVIDENCE_KEY" } },
+  });
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
-  };
+  const env = { ...stores.env, TENOR_CONFIG: config.file };
   const roles: RoleProcess[] = [
     spawnRole({
       ...env,
@@ -90,37 +78,18 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
   const stop = async () => {
     for (const role of roles) role.kill("SIGKILL");
     await Promise.all(roles.map((r) => r.exited));
-    await deleteRedisPrefix(prefix).catch(() => undefined);
-    await db.drop();
+    await stores.drop();
   };
   try {
-    await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 90_000);
-    await eventually(
-      "runner ready",
-      async () => (await fetch(`http://127.0.0.1:${runnerPort}/readyz`)).ok,
-      90_000,
-    );
+    await roleReady("api ready", roles[0] as RoleProcess, base);
+    await roleReady("runner ready", roles[1] as RoleProcess, `http://127.0.0.1:${runnerPort}`);
   } catch (error) {
     const output = roles.map((r) => r.output()).join("\n");
     await stop();
     throw new Error(`${(error as Error).message}\n${output}`);
   }
-  const apiKeys = new PgApiKeys(db.pool);
-  const keys = {} as Record<Person, string>;
-  for (const [person, role] of Object.entries(PEOPLE) as [Person, OrgRole][]) {
-    keys[person] = (await issueApiKey(apiKeys, { orgId: "demo", role, subject: person, name: person })).key;
-  }
-  const call: RolesHarness["call"] = async (person, method, urlPath, body) => {
-    const res = await fetch(`${base}${urlPath}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${keys[person]}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const { keys } = await issueTestKeys<Person>(new PgApiKeys(db.pool), PEOPLE);
+  const call = httpClient(base, keys);
   return {
     db,
     pool: db.pool,

@@ -1,14 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { freePort } from "../../support/ports.js";
+import type { ChildProcess } from "node:child_process";
+import { freePort, spawnProcess } from "../../support/processes.js";
 
 /**
  * Runs `scripts/local.ts` (the real CLI) as a process against test/fixtures/fake-role.mjs, and
  * lets a test wait for a line or for the exit instead of sleeping.
  */
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
 const fakeRole = "test/fixtures/fake-role.mjs";
 
 /** A running supervisor process and everything it has printed so far. */
@@ -43,53 +40,21 @@ export async function freeRolePorts(): Promise<Record<string, string>> {
 
 /** Starts the supervisor CLI with the fake role as every role's entry. */
 export function runLocal(args: readonly string[], env: Record<string, string>): LocalRun {
-  const child = spawn(
+  const run = spawnProcess(
+    "scripts/local.ts",
     process.execPath,
     ["--import", "tsx", "scripts/local.ts", "--entry", fakeRole, ...args],
-    {
-      cwd: repoRoot,
-      // NO_COLOR and FORCE_COLOR unset: the pipes are not TTYs, so output must be plain anyway.
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+    // NO_COLOR and FORCE_COLOR unset: the pipes are not TTYs, so output must be plain anyway.
+    // Settled on "close": tests assert on the supervisor's last lines.
+    { env, settleOn: "close" },
   );
-  let out = "";
-  let err = "";
-  const waiters = new Set<() => void>();
-  const notify = () => {
-    for (const waiter of waiters) waiter();
+  return {
+    process: run.child,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    waitFor: (pattern, timeoutMs = 20_000) => run.waitFor(pattern, timeoutMs),
+    exit: run.exit,
   };
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString("utf8");
-    notify();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    err += chunk.toString("utf8");
-    notify();
-  });
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.on("close", (code, signal) => {
-      notify();
-      resolve({ code, signal });
-    });
-  });
-  const waitFor = (pattern: RegExp, timeoutMs = 20_000) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const check = () => {
-        const match = (out + err).match(pattern);
-        if (match === null) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(match);
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`timed out waiting for ${pattern}\nstdout:\n${out}\nstderr:\n${err}`));
-      }, timeoutMs);
-      waiters.add(check);
-      check();
-    });
-  return { process: child, stdout: () => out, stderr: () => err, waitFor, exit };
 }
 
 /** The pids the supervisor reported starting, by role. */

@@ -1,13 +1,9 @@
 import { once } from "node:events";
-import { mkdtempSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { type Address, createWalletClient, type Hex, http, keccak256, toHex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { ALL_WORKFLOWS } from "../../../../flows/index.js";
-import { issueApiKey } from "../../../../src/api/auth/api-key.js";
 import { TestToken } from "../../../../src/chain/contracts/artifacts.js";
 import { ChainClients } from "../../../../src/chain/rpc-clients.js";
 import { loadConfig } from "../../../../src/config/load-config.js";
@@ -22,17 +18,27 @@ import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
 import { bumpOwnerEpoch } from "../../../../src/store/shard-fence.js";
 import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../../../support/database.js";
-import { freePort } from "../../../support/ports.js";
-import { killAllProcesses, WaitAborted, waitUntil } from "../../../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../../support/redis.js";
-import { type RoleProcess, spawnRole } from "../../../support/role-process.js";
+import {
+  type HttpClient,
+  httpClient,
+  issueTestKeys,
+  type TestPrincipal,
+} from "../../../support/api-client.js";
+import { writeTestConfig } from "../../../support/config-file.js";
+import type { TestDatabase } from "../../../support/database.js";
+import { freePort, killAllProcesses, waitUntil } from "../../../support/processes.js";
+import { type RoleProcess, roleReady, spawnRole } from "../../../support/role-process.js";
+import { createTestStores } from "../../../support/test-stores.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
 
 /** The people of organisation `acme` the tests act as, each a person of their own. */
-const PEOPLE = { integrator: "integrator", approver: "approver", approver2: "approver" } as const;
+const PEOPLE = {
+  integrator: { org: "acme", role: "integrator" },
+  approver: { org: "acme", role: "approver" },
+  approver2: { org: "acme", role: "approver" },
+} as const satisfies Record<string, TestPrincipal>;
 export type Person = keyof typeof PEOPLE;
 
 /** Anvil key of the organisation's paying wallet (signer `payer`). */
@@ -56,47 +62,40 @@ export interface CorporateWorld {
   runner(): RoleProcess;
   /** Starts a runner (after the previous one was killed) and waits until it is ready. */
   startRunner(): Promise<RoleProcess>;
-  call(person: Person, method: string, path: string, body?: unknown): Promise<{ status: number; body: Json }>;
+  call: HttpClient<Person>;
   /** Polls GET /v1/executions/{id} until `predicate` holds. */
   waitFor(id: string, predicate: (e: Json) => boolean, what: string, timeoutMs?: number): Promise<Json>;
   stop(): Promise<void>;
 }
 
 export async function startCorporateWorld(file: string): Promise<CorporateWorld> {
-  const [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
-  const prefix = testRedisPrefix(file);
-  const dir = mkdtempSync(path.join(tmpdir(), "tenor-corporate-"));
-  const configFile = path.join(dir, "config.json");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-        sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 },
+  const [anvil, stores] = await Promise.all([startAnvil(), createTestStores(file)]);
+  const { db, prefix } = stores;
+  const configFile = writeTestConfig("corporate", {
+    durable: {
+      lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
+      sweep: { intervalMs: 500, graceMs: 1_000 },
+      sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 },
+    },
+    api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+    indexer: { pollIntervalMs: 100, batchBlocks: 50, rangeBlocks: 200, leaseMs: 5000 },
+    chains: [
+      {
+        id: anvil.chainId,
+        name: "anvil",
+        rpcUrls: [anvil.url],
+        finality: { depth: 1 },
+        confirmationWatcher: { intervalMs: 50 },
       },
-      api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
-      indexer: { pollIntervalMs: 100, batchBlocks: 50, rangeBlocks: 200, leaseMs: 5000 },
-      chains: [
-        {
-          id: anvil.chainId,
-          name: "anvil",
-          rpcUrls: [anvil.url],
-          finality: { depth: 1 },
-          confirmationWatcher: { intervalMs: 50 },
-        },
-      ],
-      signers: [
-        { id: "payer", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER_KEY" } },
-        { id: "payer-2", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER2_KEY" } },
-      ],
-    }),
-  );
+    ],
+    signers: [
+      { id: "payer", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER_KEY" } },
+      { id: "payer-2", kind: "local", orgId: "acme", privateKey: { env: "CA_PAYER2_KEY" } },
+    ],
+  });
   const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
+    ...stores.env,
+    TENOR_CONFIG: configFile.file,
     TENOR_LOG_LEVEL: "warn",
     CA_PAYER_KEY: PAYER_KEY,
     CA_PAYER2_KEY: PAYER2_KEY,
@@ -110,16 +109,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     const started = spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_RUNNER_HEALTH_PORT: String(port) });
     roles.push(started);
     runner = started;
-    await waitUntil(
-      "the runner ready",
-      async () => {
-        if (started.child.exitCode !== null || started.child.signalCode !== null) {
-          throw new WaitAborted(`the runner exited:\n${started.output()}`);
-        }
-        return (await fetch(`http://127.0.0.1:${port}/readyz`)).ok;
-      },
-      { timeoutMs: 90_000 },
-    );
+    await roleReady("the runner ready", started, `http://127.0.0.1:${port}`);
     return started;
   };
   const booting = startRunner();
@@ -141,22 +131,8 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
   const indexer = await startIndexer(db, anvil, config, logger);
   // Seeding the chain can go on while the runner boots; `ready` says when it has.
   booting.catch(() => undefined);
-  const apiKeys = new PgApiKeys(db.pool);
-  const keys = {} as Record<Person, string>;
-  for (const [person, role] of Object.entries(PEOPLE) as [Person, "integrator" | "approver"][]) {
-    keys[person] = (await issueApiKey(apiKeys, { orgId: "acme", role, subject: person, name: person })).key;
-  }
-  const call: CorporateWorld["call"] = async (person, method, urlPath, body) => {
-    const res = await fetch(`${base}${urlPath}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${keys[person]}`,
-        ...(body === undefined ? {} : { "content-type": "application/json" }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const { keys } = await issueTestKeys<Person>(new PgApiKeys(db.pool), PEOPLE);
+  const call = httpClient(base, keys);
   return {
     ready: booting.then(() => undefined),
     anvil,
@@ -185,8 +161,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
       await new Promise((resolve) => server.close(resolve));
       await platform.close();
       redis.disconnect();
-      await deleteRedisPrefix(prefix).catch(() => undefined);
-      await db.drop();
+      await stores.drop();
       await anvil.stop();
     },
   };

@@ -1,9 +1,6 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
-import request from "supertest";
+import type request from "supertest";
 import {
   type Address,
   createWalletClient,
@@ -18,20 +15,21 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { claimBatch } from "../../../../flows/identity-claims/claim-batch.js";
-import { issueApiKey } from "../../../../src/api/auth/api-key.js";
 import { ClaimRegistry, TestToken } from "../../../../src/chain/contracts/artifacts.js";
 import { chainTransactionVersions } from "../../../../src/chain/lifecycle/transaction-workflow.js";
 import { loadConfig } from "../../../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../../../src/engine/registry.js";
 import { createLogger } from "../../../../src/observability/logger.js";
 import { createPlatformApi } from "../../../../src/roles/platform-api.js";
-import type { ApiRole } from "../../../../src/store/pg-api-keys.js";
 import { createPgPool } from "../../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../../../support/database.js";
-import { killAllProcesses, repoRoot, spawnProcess, type TestProcess } from "../../../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../../support/redis.js";
+import { appClient, issueTestKeys, type TestPrincipal } from "../../../support/api-client.js";
+import { writeTestConfig } from "../../../support/config-file.js";
+import type { TestDatabase } from "../../../support/database.js";
+import { killAllProcesses, type TestProcess } from "../../../support/processes.js";
+import { startFixtureRunner } from "../../../support/role-process.js";
+import { createTestStores } from "../../../support/test-stores.js";
 
 /**
  * One test file's world for `identity.claim-batch`: a real anvil, a database and Redis prefix of
@@ -49,7 +47,7 @@ const PRINCIPALS = {
   /** The integrator's own approver key: nobody approves what they started. */
   integratorApprover: { org: "acme", role: "approver", subject: "ines@acme" },
   outsider: { org: "other", role: "integrator", subject: "olga@other" },
-} as const satisfies Record<string, { org: string; role: ApiRole; subject: string }>;
+} as const satisfies Record<string, TestPrincipal>;
 export type Principal = keyof typeof PRINCIPALS;
 
 /** The organisation's signer (anvil key 1), the registry's owner unless a test says otherwise. */
@@ -108,42 +106,35 @@ export interface ClaimsWorld {
 
 export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
   const anvil = await startAnvil();
-  const db = await createTestDatabase();
-  const prefix = testRedisPrefix(file);
-  const dir = mkdtempSync(path.join(tmpdir(), "tenor-claims-"));
-  const configFile = path.join(dir, "config.yaml");
+  const stores = await createTestStores(file);
+  const { db, prefix } = stores;
   const chain = {
     id: anvil.chainId,
     name: "anvil",
     rpcUrls: [anvil.url],
     confirmationWatcher: { intervalMs: 50 },
   };
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      durable: {
-        lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
-        sweep: { intervalMs: 500, graceMs: 1_000 },
-      },
-      chains: [chain],
-      signers: [
-        { id: "issuer", kind: "local", orgId: "acme", privateKey: { env: "CLAIMS_ISSUER_KEY" } },
-        { id: "platform", kind: "local", privateKey: { env: "CLAIMS_PLATFORM_KEY" } },
-      ],
-      api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
-    }),
-  );
+  const configFile = writeTestConfig("claims", {
+    durable: {
+      lock: { lockDurationMs: 1_000, stalledIntervalMs: 500 },
+      sweep: { intervalMs: 500, graceMs: 1_000 },
+    },
+    chains: [chain],
+    signers: [
+      { id: "issuer", kind: "local", orgId: "acme", privateKey: { env: "CLAIMS_ISSUER_KEY" } },
+      { id: "platform", kind: "local", privateKey: { env: "CLAIMS_PLATFORM_KEY" } },
+    ],
+    api: { maxPreferWaitSeconds: 5, rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+  });
   const env = {
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: configFile,
+    ...stores.env,
+    TENOR_CONFIG: configFile.file,
     CLAIMS_ISSUER_KEY: ANVIL_KEYS[1],
     CLAIMS_PLATFORM_KEY: ANVIL_KEYS[6],
   };
   const config = loadConfig({ env });
   const pool = createPgPool(db.url, { applicationName: "claims-test", max: 4 });
-  const redis: Redis = createRedisConnection(redisUrl(), "producer");
+  const redis: Redis = createRedisConnection(stores.redisUrl, "producer");
   const api = createPlatformApi({
     settings: config.api,
     pool,
@@ -155,14 +146,8 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
     health: { draining: false },
     chainIds: [anvil.chainId],
   });
-  const keys = {} as Record<Principal, string>;
-  for (const [name, p] of Object.entries(PRINCIPALS) as [Principal, (typeof PRINCIPALS)[Principal]][]) {
-    keys[name] = (await issueApiKey(api.keys, { orgId: p.org, role: p.role, name, subject: p.subject })).key;
-  }
-  const as: ClaimsWorld["as"] = (principal) => ({
-    get: (url) => request(api.app).get(url).set("authorization", `Bearer ${keys[principal]}`),
-    post: (url) => request(api.app).post(url).set("authorization", `Bearer ${keys[principal]}`),
-  });
+  const { keys } = await issueTestKeys<Principal>(api.keys, PRINCIPALS);
+  const as: ClaimsWorld["as"] = appClient(api.app, keys);
   const deployer = createWalletClient({
     account: privateKeyToAccount(ANVIL_KEYS[0]),
     chain: { ...foundry, id: anvil.chainId },
@@ -194,22 +179,14 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
     anvil,
     db,
     pool,
-    dir,
+    dir: configFile.dir,
     runners,
     async startRunner(crash) {
-      const runner = spawnProcess(
-        "claims-runner",
-        process.execPath,
-        ["--import", "tsx", path.join(repoRoot, "test/fixtures/chain-runner-process.ts")],
-        {
-          env: {
-            ...env,
-            ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}),
-          },
-        },
-      );
+      const runner = await startFixtureRunner("claims-runner", "test/fixtures/chain-runner-process.ts", {
+        ...env,
+        ...(crash ? { CRASH_BEFORE_CHECKPOINT: crash.step, CRASH_MARKER: crash.marker } : {}),
+      });
       runners.push(runner);
-      await runner.waitFor(/"ready":true/, 60_000);
       return runner;
     },
     as,
@@ -303,9 +280,8 @@ export async function startClaimsWorld(file: string): Promise<ClaimsWorld> {
     async stop() {
       await killAllProcesses();
       await api.close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, redis).catch(() => undefined);
       await Promise.allSettled([redis.quit(), pool.end()]);
-      await db.drop();
+      await stores.drop();
       await anvil.stop();
     },
   };
