@@ -1,5 +1,5 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
-import type { AssetRecord, NewAsset } from "../../src/values/asset-record.js";
+import type { AssetRecord, NewAsset } from "./asset-record.js";
 
 /**
  * What asset creation needs from outside the workflow (docs/assets.md): the platform's asset

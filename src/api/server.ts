@@ -7,7 +7,6 @@ import { signInRouter } from "./admin/sign-in.js";
 import { type AdmissionReason, createAdmission } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { approvalsRouter } from "./approvals/routes.js";
-import { assetsRouter } from "./assets/routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { auditRouter } from "./audit/routes.js";
 import { chainsRouter } from "./chains/router.js";
@@ -15,7 +14,6 @@ import { consoleRouter } from "./console/console-router.js";
 import { evidenceRouter } from "./evidence/evidence-route.js";
 import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
-import { organisationsRouter } from "./organisations/router.js";
 import { platformRouter } from "./platform/platform-status.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
@@ -60,7 +58,10 @@ export function createApiApp(deps: ApiDeps): {
     if (!handled) next();
   });
   const document = JSON.stringify(
-    buildOpenApiDocument(deps.registry.names().map((n) => deps.registry.get(n))),
+    buildOpenApiDocument(
+      deps.registry.names().map((n) => deps.registry.get(n)),
+      deps.applicationRoutes,
+    ),
   );
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(document);
@@ -92,8 +93,7 @@ export function createApiApp(deps: ApiDeps): {
   app.use(platformRouter(deps));
   app.use(auditRouter(deps));
   app.use(chainsRouter(deps));
-  app.use(organisationsRouter(deps));
-  app.use(assetsRouter(deps));
+  for (const routes of deps.applicationRoutes ?? []) app.use(routes.router(deps));
   app.use(webhooksRouter(deps));
   app.use(routeNotFound);
   // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,

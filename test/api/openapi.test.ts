@@ -3,11 +3,12 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { renderOpenApiDocument } from "../../src/api/openapi/document.js";
+import { applicationRoutes } from "../../workers/api-routes.js";
 
 const committedPath = fileURLToPath(new URL("../../openapi.json", import.meta.url));
 
 describe("openapi.json", () => {
-  const generated = renderOpenApiDocument(ALL_WORKFLOWS);
+  const generated = renderOpenApiDocument(ALL_WORKFLOWS, applicationRoutes);
 
   it("the committed document is current (regenerate with `npm run openapi`)", () => {
     expect(readFileSync(committedPath, "utf8")).toBe(generated);

@@ -52,7 +52,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   "flows/api": [
     ...new Set([...FLOWS_MAY_IMPORT, "flows", "flows/store", "src/api", ...(BELOW["src/api"] ?? [])]),
   ],
-  workers: [...(BELOW.workers ?? []), "flows/store", "flows/api"],
+  /** A feature's runner schedules: its workflow code's passes, as the runner's schedules run them. */
+  "flows/schedules": [
+    ...new Set([...FLOWS_MAY_IMPORT, "flows", "src/schedules", ...(BELOW["src/schedules"] ?? [])]),
+  ],
+  workers: [...(BELOW.workers ?? []), "flows/store", "flows/api", "flows/schedules"],
 };
 
 const ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));

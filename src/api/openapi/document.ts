@@ -1,14 +1,13 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
+import type { ApiRoutes } from "../api-deps.js";
 import { registerApprovalsOpenApi } from "../approvals/openapi.js";
-import { registerAssetsOpenApi } from "../assets/routes.js";
 import { registerAuditOpenApi } from "../audit/routes.js";
 import { registerChainsOpenApi } from "../chains/openapi.js";
 import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
 import { registerExecutionsOpenApi } from "../executions/openapi.js";
 import { registerResumeOpenApi } from "../executions/resume-route.js";
-import { registerOrganisationsOpenApi } from "../organisations/router.js";
 import { registerPlatformOpenApi } from "../platform/platform-status.js";
 import { registerWebhooksOpenApi } from "../webhooks/openapi.js";
 import { problem } from "./common.js";
@@ -134,9 +133,14 @@ function adminAndDocument(registry: OpenAPIRegistry): void {
 
 /**
  * Builds the OpenAPI 3.1 document from the same schemas the handlers parse with. Deterministic for a
- * given set of workflows (no clock, no configuration), so the committed openapi.json can be checked.
+ * given set of workflows and application routes (no clock, no configuration), so the committed
+ * openapi.json can be checked. The application's paths and tags follow the platform's reads and
+ * precede webhooks.
  */
-export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<string, unknown> {
+export function buildOpenApiDocument(
+  workflows: readonly AnyWorkflow[],
+  applicationRoutes: readonly ApiRoutes[] = [],
+): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", {
     type: "http",
@@ -152,8 +156,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   registerPlatformOpenApi(registry);
   registerAuditOpenApi(registry);
   registerChainsOpenApi(registry);
-  registerOrganisationsOpenApi(registry);
-  registerAssetsOpenApi(registry);
+  for (const routes of applicationRoutes) routes.registerOpenApi(registry);
   registerWebhooksOpenApi(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
@@ -167,8 +170,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "health", description: "Liveness, readiness and this document." },
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
-      { name: "organisations", description: "The organisation's system deployments." },
-      { name: "assets", description: "The organisation's assets (docs/assets.md)." },
+      ...applicationRoutes.map((routes) => routes.tag),
       {
         name: "webhooks",
         description: "Webhook subscriptions, deliveries, dead letters (docs/webhooks.md).",
@@ -179,6 +181,9 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
 }
 
 /** The document as committed: two-space JSON and a final newline. */
-export function renderOpenApiDocument(workflows: readonly AnyWorkflow[]): string {
-  return `${JSON.stringify(buildOpenApiDocument(workflows), null, 2)}\n`;
+export function renderOpenApiDocument(
+  workflows: readonly AnyWorkflow[],
+  applicationRoutes: readonly ApiRoutes[] = [],
+): string {
+  return `${JSON.stringify(buildOpenApiDocument(workflows, applicationRoutes), null, 2)}\n`;
 }

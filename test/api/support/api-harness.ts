@@ -16,6 +16,7 @@ import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import type { ApiRole } from "../../../src/store/pg-api-keys.js";
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
+import { applicationRoutes } from "../../../workers/api-routes.js";
 import { createTestDatabase, type TestDatabase } from "../../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../../support/redis.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
@@ -118,6 +119,8 @@ export async function startApiHarness(
     redis,
     prefix,
     registry,
+    // The release's own routes (assets, organisations) next to the platform's.
+    routes: applicationRoutes,
     logger,
     readiness: { postgresql: async () => void (await pool.query("SELECT 1")) },
     health: { draining: false },
@@ -162,6 +165,7 @@ export async function startApiHarness(
         redis,
         prefix,
         registry,
+        routes: applicationRoutes,
         logger,
         readiness: {},
         health: { draining: false },
