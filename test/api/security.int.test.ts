@@ -2,7 +2,7 @@ import { Queue } from "bullmq";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runKeysCommand } from "../../src/api/auth/keys-command.js";
+import { runKeysCommand } from "../../src/cli/keys-command.js";
 import { eventually } from "../support/role-process.js";
 import { type ApiHarness, type PrincipalName, startApiHarness } from "./support/api-harness.js";
 
