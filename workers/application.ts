@@ -6,8 +6,8 @@ import { organisationDeploymentsSchedule } from "../flows/organisations/schedule
 import { PgOrganisationSystems } from "../flows/organisations/store/pg-organisation-systems.js";
 import { bindIndexingScope } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
+import { PgLedgerSnapshot } from "../src/ledger-index/store/snapshot.js";
 import type { Application } from "../src/roles/application.js";
-import { PgLedgerSnapshot } from "../src/store/pg-ledger-snapshot.js";
 import { applicationRoutes } from "./api-routes.js";
 import { assetPorts } from "./assets.js";
 import { pgIndexingScope } from "./indexing-scope.js";

@@ -7,6 +7,9 @@ import type { ApiDeps, ApiRoutes, ApiSettings } from "../api/api-deps.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { PgLedgerDomainReads } from "../ledger-index/store/domain-reads.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
+import { PgLedgerScope } from "../ledger-index/store/scope.js";
 import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
@@ -88,6 +91,9 @@ export function createPlatformApi(options: PlatformApiOptions): {
     approvals: new PgApprovals(pool),
     keys,
     audit: new PgAudit(pool),
+    ledgerReads: new PgLedgerReads(pool),
+    ledgerScope: new PgLedgerScope(pool),
+    ledgerDomainReads: new PgLedgerDomainReads(pool),
     logger: options.logger,
     readiness: options.readiness,
     health: options.health,

@@ -2,14 +2,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-ope
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import type { ApiRoutes } from "../api-deps.js";
-import { registerApprovalsOpenApi } from "../approvals/openapi.js";
-import { registerAuditOpenApi } from "../audit/routes.js";
-import { registerChainsOpenApi } from "../chains/openapi.js";
-import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
-import { registerExecutionsOpenApi } from "../executions/openapi.js";
-import { registerResumeOpenApi } from "../executions/resume-route.js";
-import { registerPlatformOpenApi } from "../platform/platform-status.js";
-import { registerWebhooksOpenApi } from "../webhooks/openapi.js";
+import { ROUTES_AFTER_APPLICATION, ROUTES_BEFORE_APPLICATION } from "../api-routes.js";
+import { registerRoutes } from "../route.js";
 import { problem } from "./common.js";
 
 /** The API's version in the document; bumped with a breaking change of any route. */
@@ -149,15 +143,9 @@ export function buildOpenApiDocument(
   });
   health(registry);
   adminAndDocument(registry);
-  registerExecutionsOpenApi(registry, workflows);
-  registerResumeOpenApi(registry);
-  registerEvidenceOpenApi(registry);
-  registerApprovalsOpenApi(registry);
-  registerPlatformOpenApi(registry);
-  registerAuditOpenApi(registry);
-  registerChainsOpenApi(registry);
+  registerRoutes(registry, ROUTES_BEFORE_APPLICATION, { workflows });
   for (const routes of applicationRoutes) routes.registerOpenApi(registry);
-  registerWebhooksOpenApi(registry);
+  registerRoutes(registry, ROUTES_AFTER_APPLICATION, { workflows });
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },

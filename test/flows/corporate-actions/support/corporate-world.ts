@@ -16,6 +16,7 @@ import { WorkflowRegistry } from "../../../../src/engine/registry.js";
 import { chainShardKey, LedgerIndexer } from "../../../../src/ledger-index/ledger-indexer.js";
 import { createLogger, type Logger } from "../../../../src/observability/logger.js";
 import { shardOf } from "../../../../src/ownership/shard-map.js";
+import { ledgerIndexStores } from "../../../../src/roles/ledger-index-stores.js";
 import { createPlatformApi } from "../../../../src/roles/platform-api.js";
 import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
 import { bumpOwnerEpoch } from "../../../../src/store/shard-fence.js";
@@ -256,7 +257,7 @@ export async function transferFrom(anvil: Anvil, key: Hex, token: Address, to: A
 async function startIndexer(db: TestDatabase, anvil: Anvil, config: TenorConfig, logger: Logger) {
   const shardCount = config.durable.sharding.shardCount;
   const indexer = new LedgerIndexer({
-    pool: db.pool,
+    stores: ledgerIndexStores(db.pool),
     chains: new ChainClients(config),
     shardCount,
     settings: config.indexer,
