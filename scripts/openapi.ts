@@ -6,9 +6,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ALL_WORKFLOWS } from "../flows/index.js";
 import { renderOpenApiDocument } from "../src/api/openapi/document.js";
+import { applicationRoutes } from "../workers/api-routes.js";
 
 const file = fileURLToPath(new URL("../openapi.json", import.meta.url));
-const generated = renderOpenApiDocument(ALL_WORKFLOWS);
+const generated = renderOpenApiDocument(ALL_WORKFLOWS, applicationRoutes);
 if (process.argv.includes("--check")) {
   let committed = "";
   try {

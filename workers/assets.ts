@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { AssetTemplates } from "../flows/assets/asset-ports.js";
+import { PgAssets } from "../flows/assets/store/pg-assets.js";
 import type { AssetTemplateConfig } from "../src/config/asset-templates-schema.js";
-import { PgAssets } from "../src/store/pg-assets.js";
 
 /** The asset ports over the configuration's templates and the `assets` table (flows/assets/asset-ports.ts). */
 export function assetPorts(templates: readonly AssetTemplateConfig[], pool: Pool) {

@@ -1,5 +1,5 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
-import type { AssetRecord, NewAsset } from "../../src/values/asset-record.js";
+import type { AssetRecord, NewAsset } from "./asset-record.js";
 import { ASSET_ERRORS } from "./asset-errors.js";
 
 /**

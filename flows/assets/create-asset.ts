@@ -4,12 +4,12 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
-import type { AssetRecord } from "../../src/values/asset-record.js";
 import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
 import { indexingScope, type ScopeKind } from "../support/indexing-scope.js";
 import { latestRound, resolverEntry, resolverOwner } from "./asset-chain-reads.js";
 import { ASSET_ERRORS } from "./asset-errors.js";
 import { type AssetTemplate, assetRegistry, assetTemplates } from "./asset-ports.js";
+import type { AssetRecord } from "./asset-record.js";
 import { CreateAssetInput, CreateAssetOutput } from "./asset-schemas.js";
 import { scaledPrice } from "./scaled-price.js";
 

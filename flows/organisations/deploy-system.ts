@@ -6,9 +6,9 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
-import { ORGANISATION_ERRORS } from "../../src/errors/organisation-errors.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
 import { chainHead } from "./chain-head.js";
+import { ORGANISATION_ERRORS } from "./organisation-errors.js";
 import { organisationSystems } from "./organisation-systems-port.js";
 import { saveSystemSettings } from "./save-system-settings.js";
 

@@ -1,5 +1,5 @@
-import { ORGANISATION_ERRORS } from "../../src/errors/organisation-errors.js";
 import { TenorError } from "../../src/errors/tenor-error.js";
+import { ORGANISATION_ERRORS } from "./organisation-errors.js";
 
 /**
  * What the organisation flows read and write of the organisations' system deployments

@@ -1,7 +1,7 @@
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
-import { ORGANISATION_ERRORS } from "../../src/errors/organisation-errors.js";
 import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
+import { ORGANISATION_ERRORS } from "./organisation-errors.js";
 import { organisationSystems } from "./organisation-systems-port.js";
 
 /**

@@ -1,4 +1,6 @@
 import type { KeyObject } from "node:crypto";
+import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
+import type { Router } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
@@ -69,4 +71,19 @@ export interface ApiDeps {
   webhooks?: { allowPrivateAddresses: boolean; keyring: WebhookSecretKeyring };
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
+  /** The application's own modules (`Application.routes`), mounted and documented like the platform's. */
+  applicationRoutes?: readonly ApiRoutes[];
+}
+
+/**
+ * Routes an application adds to the Platform API (`Application.routes`, src/roles/application.ts):
+ * mounted next to the platform's own modules and documented in the same OpenAPI document under
+ * their own tag. The composition root builds the stores they read and hands them in through
+ * `router`, so the API itself knows no application's tables.
+ */
+export interface ApiRoutes {
+  /** The OpenAPI tag their paths are listed under. */
+  readonly tag: { readonly name: string; readonly description: string };
+  router(deps: ApiDeps): Router;
+  registerOpenApi(registry: OpenAPIRegistry): void;
 }

@@ -9,10 +9,10 @@ import { WEBHOOK_ROUTES } from "./webhooks/routes.js";
 
 /**
  * The declared routes of the Platform API, module by module, in the order the app mounts them and
- * the document lists them. The organisations and assets routers are composed beside these until
- * they are declared too.
+ * the document lists them. The application's own routes (`Application.routes`) are mounted and
+ * documented between the two groups.
  */
-export const ROUTES_BEFORE_ORGANISATIONS: readonly RouteDeclaration[] = [
+export const ROUTES_BEFORE_APPLICATION: readonly RouteDeclaration[] = [
   ...EXECUTION_ROUTES,
   ...EVIDENCE_ROUTES,
   ...APPROVAL_ROUTES,
@@ -20,10 +20,10 @@ export const ROUTES_BEFORE_ORGANISATIONS: readonly RouteDeclaration[] = [
   ...AUDIT_ROUTES,
   ...CHAIN_ROUTES,
 ];
-export const ROUTES_AFTER_ASSETS: readonly RouteDeclaration[] = [...WEBHOOK_ROUTES];
+export const ROUTES_AFTER_APPLICATION: readonly RouteDeclaration[] = [...WEBHOOK_ROUTES];
 
 /** Every declared route: what the tests iterate instead of restating paths. */
 export const API_ROUTES: readonly RouteDeclaration[] = [
-  ...ROUTES_BEFORE_ORGANISATIONS,
-  ...ROUTES_AFTER_ASSETS,
+  ...ROUTES_BEFORE_APPLICATION,
+  ...ROUTES_AFTER_APPLICATION,
 ];

@@ -3,7 +3,6 @@ import { CHAIN_ERRORS, type ChainErrorCode } from "../chain/chain-error-codes.js
 import { ENGINE_ERRORS, type EngineErrorCode } from "../engine/error-codes.js";
 import type { TenorErrorCode } from "../errors/error-code-registry.js";
 import { LEDGER_INDEX_ERRORS, type LedgerIndexErrorCode } from "../errors/ledger-index-errors.js";
-import { ORGANISATION_ERRORS, type OrganisationErrorCode } from "../errors/organisation-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { WEBHOOK_ERRORS, type WebhookErrorCode } from "../errors/webhook-errors.js";
 import type { Logger } from "../observability/logger.js";
@@ -35,15 +34,14 @@ export interface Problem {
 
 /**
  * Every code a route can answer with: those of the layers the API stands on. A code of another
- * layer (a flow's, keyed serialization's, a value's) reaching the problem handler answers 500.
+ * layer (an application feature's, keyed serialization's, a value's) reaching the problem handler answers 500.
  */
 export type ApiVisibleCode =
   | EngineErrorCode
   | ApiErrorCode
   | ChainErrorCode
   | LedgerIndexErrorCode
-  | WebhookErrorCode
-  | OrganisationErrorCode;
+  | WebhookErrorCode;
 
 /**
  * HTTP status per API-visible code. Exhaustive by type: a new code in one of those layers does not
@@ -134,11 +132,6 @@ export const STATUS_BY_CODE = {
   [WEBHOOK_ERRORS.WEBHOOK_SECRET_UNREADABLE]: 500,
   [WEBHOOK_ERRORS.WEBHOOK_ADDRESS_REFUSED]: 500,
   // Organisation deployment's codes.
-  [ORGANISATION_ERRORS.ORGANISATION_DEPLOYMENT_IN_PROGRESS]: 500,
-  [ORGANISATION_ERRORS.ORGANISATION_DEPLOYMENT_ABANDONED]: 500,
-  [ORGANISATION_ERRORS.ORGANISATION_SYSTEM_INVALID]: 500,
-  [ORGANISATION_ERRORS.ORGANISATION_SYSTEM_NOT_FOUND]: 500,
-  [ORGANISATION_ERRORS.ORGANISATION_SYSTEMS_MISSING]: 500,
 } as const satisfies Record<ApiVisibleCode, number>;
 
 const TITLES: Readonly<Record<number, string>> = {

@@ -6,12 +6,10 @@ import { bullBoardRouter } from "./admin/bull-board.js";
 import { signInRouter } from "./admin/sign-in.js";
 import { type AdmissionReason, createAdmission } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
-import { ROUTES_AFTER_ASSETS, ROUTES_BEFORE_ORGANISATIONS } from "./api-routes.js";
-import { assetsRouter } from "./assets/routes.js";
+import { ROUTES_AFTER_APPLICATION, ROUTES_BEFORE_APPLICATION } from "./api-routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { consoleRouter } from "./console/console-router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
-import { organisationsRouter } from "./organisations/router.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
 import { mountRoutes } from "./route.js";
@@ -55,7 +53,10 @@ export function createApiApp(deps: ApiDeps): {
     if (!handled) next();
   });
   const document = JSON.stringify(
-    buildOpenApiDocument(deps.registry.names().map((n) => deps.registry.get(n))),
+    buildOpenApiDocument(
+      deps.registry.names().map((n) => deps.registry.get(n)),
+      deps.applicationRoutes,
+    ),
   );
   app.get("/openapi.json", (_req, res) => {
     res.type("application/json").send(document);
@@ -81,10 +82,9 @@ export function createApiApp(deps: ApiDeps): {
       contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
-  app.use(mountRoutes(deps, ROUTES_BEFORE_ORGANISATIONS));
-  app.use(organisationsRouter(deps));
-  app.use(assetsRouter(deps));
-  app.use(mountRoutes(deps, ROUTES_AFTER_ASSETS));
+  app.use(mountRoutes(deps, ROUTES_BEFORE_APPLICATION));
+  for (const routes of deps.applicationRoutes ?? []) app.use(routes.router(deps));
+  app.use(mountRoutes(deps, ROUTES_AFTER_APPLICATION));
   app.use(routeNotFound);
   // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,
   // 1 s, when admission is off).

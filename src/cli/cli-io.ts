@@ -1,4 +1,11 @@
-export { type CommandIo, UsageError } from "../api/auth/keys-command.js";
+/** Where a command writes: its result to stdout, everything else to stderr. */
+export interface CommandIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+/** A mistake on the command line: exit code 2 with the usage. */
+export class UsageError extends Error {}
 
 /** Exit codes of every `tenor` command (docs/console.md, "CLI"). */
 export const EXIT = {

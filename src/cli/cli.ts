@@ -61,7 +61,7 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
       return runSchedulesCommand(rest, apiClientFromEnv(env), io);
     }
     case "keys": {
-      const { runKeysCommand } = await import("../api/auth/keys-command.js");
+      const { runKeysCommand } = await import("./keys-command.js");
       return withPool(env, (pool) => runKeysCommand(rest, pool, io));
     }
     case "compat": {

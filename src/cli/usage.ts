@@ -1,4 +1,4 @@
-import { KEYS_USAGE } from "../api/auth/keys-command.js";
+import { KEYS_USAGE } from "./keys-command.js";
 
 /** Usage of every `tenor` command; kept apart from the commands so printing it loads none of them. */
 

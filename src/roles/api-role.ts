@@ -9,12 +9,13 @@ import { createPlatformApi } from "./platform-api.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 
 /**
- * The api role: the Platform API (src/api) with /livez and /readyz on the same port. It starts
+ * The api role: the Platform API (src/api) and the application's routes, with /livez and /readyz
+ * on the same port. It starts
  * executions and delivers signals but never runs workflow code (docs/architecture.md, "Roles").
  */
 export async function startApiRole(
   ctx: RoleContext,
-  application: Pick<Application, "workflows">,
+  application: Pick<Application, "workflows" | "routes">,
 ): Promise<RoleHandle> {
   // Registration first: the API validates inputs with the workflows' own schemas.
   const registry = new WorkflowRegistry(application.workflows);
@@ -32,6 +33,7 @@ export async function startApiRole(
     redis: ctx.deps.redis,
     prefix: ctx.config.redisPrefix,
     registry,
+    routes: application.routes ?? [],
     logger: ctx.logger,
     readiness: ctx.readiness,
     health: ctx.health,

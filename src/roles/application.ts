@@ -1,3 +1,4 @@
+import type { ApiRoutes } from "../api/api-deps.js";
 import type { AnyActivity } from "../engine/activity.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
@@ -6,14 +7,19 @@ import type { RunnerScheduleDependencies } from "../schedules/runner-schedules.j
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 
 /**
- * What an application built on Tenor hands the roles: its workflows, activities, keyed entities
- * and schedules. The roles are the engine's host and know no application; the composition root
+ * What an application built on Tenor hands the roles: its workflows, activities, keyed entities,
+ * API routes and schedules. The roles are the engine's host and know no application; the composition root
  * (`workers/`) builds this from `flows/` and passes it down (docs/architecture.md).
  */
 export interface Application {
   readonly workflows: readonly AnyWorkflow[];
   readonly activities: readonly AnyActivity[];
   readonly entities: readonly AnyEntity[];
+  /**
+   * The application's own Platform API routes, mounted and documented by the api role next to the
+   * platform's. Unset: the application adds none.
+   */
+  readonly routes?: readonly ApiRoutes[];
   /**
    * The application's own schedules, next to the runner's built-in ones (sweep, rollups,
    * retention, chain health). Built once per runner start, with the runner's connections.

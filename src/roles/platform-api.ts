@@ -3,7 +3,7 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
-import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
+import type { ApiDeps, ApiRoutes, ApiSettings } from "../api/api-deps.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
@@ -27,6 +27,8 @@ export interface PlatformApiOptions {
   redis: Redis;
   prefix: string;
   registry: WorkflowRegistry;
+  /** The application's routes (`Application.routes`); default none. */
+  routes?: readonly ApiRoutes[];
   logger: Logger;
   readiness: Readonly<Record<string, ReadinessCheck>>;
   health: HealthState;
@@ -101,6 +103,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     chainIds: options.chainIds ?? [],
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
+    applicationRoutes: options.routes ?? [],
   });
   return {
     app: api.app,

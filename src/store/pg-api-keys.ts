@@ -1,20 +1,7 @@
 import type { Pool } from "pg";
+import { type ApiRole, isPlatformRole } from "../auth/api-roles.js";
 import type { ApiKey, ApiRole as StoredRole } from "../generated/prisma/client.js";
 import { type PrismaClient, prismaFor } from "./prisma.js";
-
-/** The roles that act inside one organisation (README, "API keys and roles"). */
-export const ORG_ROLES = ["integrator", "approver", "operator", "admin"] as const;
-/** The roles that operate the platform's queues (Bull Board) and belong to no organisation. */
-export const PLATFORM_ROLES = ["platform-operator", "platform-admin"] as const;
-/** Every role an API key can act in: the `ApiRole` enum of prisma/schema.prisma. */
-export const API_ROLES = [...ORG_ROLES, ...PLATFORM_ROLES] as const;
-export type OrgRole = (typeof ORG_ROLES)[number];
-export type PlatformRole = (typeof PLATFORM_ROLES)[number];
-export type ApiRole = (typeof API_ROLES)[number];
-
-export function isPlatformRole(role: string): role is PlatformRole {
-  return (PLATFORM_ROLES as readonly string[]).includes(role);
-}
 
 /** An API key as stored: never the key itself, only its SHA-256. */
 export interface ApiKeyRecord {

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import type { ApiRole } from "../auth/api-roles.js";
 import {
   type ApprovalDecisionPayload,
   type ApprovalWaitDetails,
@@ -7,7 +8,7 @@ import {
 } from "../engine/approvals.js";
 import type { WaitDescriptor } from "../engine/execution-store.js";
 import { json } from "./json-param.js";
-import { type ApiRole, fromStoredRole } from "./pg-api-keys.js";
+import { fromStoredRole } from "./pg-api-keys.js";
 import { prismaFor } from "./prisma.js";
 import { withTransaction } from "./with-transaction.js";
 

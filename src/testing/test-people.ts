@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import { issueApiKey } from "../api/auth/api-key.js";
-import { type OrgRole, PgApiKeys } from "../store/pg-api-keys.js";
+import type { OrgRole } from "../auth/api-roles.js";
+import { PgApiKeys } from "../store/pg-api-keys.js";
 
 /** A person (or system) the test acts as: the API key issued to them, as the Platform API knows it. */
 export interface TestPerson {

@@ -5,7 +5,7 @@ import type { Pool } from "pg";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { runKeysCommand } from "../../src/api/auth/keys-command.js";
+import { runKeysCommand } from "../../src/cli/keys-command.js";
 import { loadConfig } from "../../src/config/load-config.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";

@@ -4,11 +4,12 @@ import { describe, expect, it } from "vitest";
 import { ALL_WORKFLOWS } from "../../flows/index.js";
 import { API_ROUTES } from "../../src/api/api-routes.js";
 import { renderOpenApiDocument } from "../../src/api/openapi/document.js";
+import { applicationRoutes } from "../../workers/api-routes.js";
 
 const committedPath = fileURLToPath(new URL("../../openapi.json", import.meta.url));
 
 describe("openapi.json", () => {
-  const generated = renderOpenApiDocument(ALL_WORKFLOWS);
+  const generated = renderOpenApiDocument(ALL_WORKFLOWS, applicationRoutes);
 
   it("the committed document is current (regenerate with `npm run openapi`)", () => {
     expect(readFileSync(committedPath, "utf8")).toBe(generated);

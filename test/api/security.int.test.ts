@@ -3,8 +3,8 @@ import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES } from "../../src/api/api-routes.js";
-import { runKeysCommand } from "../../src/api/auth/keys-command.js";
 import { roleMay } from "../../src/api/auth/permissions.js";
+import { runKeysCommand } from "../../src/cli/keys-command.js";
 import { eventually } from "../support/role-process.js";
 import { type ApiHarness, type PrincipalName, startApiHarness } from "./support/api-harness.js";
 

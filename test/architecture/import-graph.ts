@@ -41,16 +41,19 @@ export function importEdges(root: string, files: readonly string[]): ImportEdge[
   return edges;
 }
 
+/** The folders of a feature under `flows/<feature>/` that are layers above its workflow code. */
+const FEATURE_LAYERS = new Set(["store", "api", "schedules"]);
+
 /**
  * The layer a file belongs to: `src/<folder>` for the product; for an application feature under
- * `flows/<feature>/`, its `store/` and `api/` folders are layers of their own (`flows/store`,
- * `flows/api`: a feature's storage and routes sit above the workflow code they serve); the top
- * folder otherwise.
+ * `flows/<feature>/`, its `store/`, `api/` and `schedules/` folders are layers of their own
+ * (`flows/store`, `flows/api`, `flows/schedules`: a feature's storage, routes and runner schedules
+ * sit above the workflow code they serve); the top folder otherwise.
  */
 export function layerOf(file: string): string {
   const parts = file.split(path.sep);
   if (parts[0] === "src") return parts.length > 2 ? `src/${parts[1]}` : "src";
-  if (parts[0] === "flows" && parts.length > 3 && (parts[2] === "store" || parts[2] === "api")) {
+  if (parts[0] === "flows" && parts.length > 3 && FEATURE_LAYERS.has(parts[2] ?? "")) {
     return `flows/${parts[2]}`;
   }
   return parts[0] ?? file;

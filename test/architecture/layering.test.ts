@@ -10,7 +10,7 @@ import { findCycles, importEdges, layerOf, sourceFiles } from "./import-graph.js
  * test until it is placed here (and in the document).
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ["src/errors"],
+  ["src/errors", "src/auth"],
   ["src/values"],
   ["src/config"],
   ["src/observability"],
@@ -52,7 +52,11 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
   "flows/api": [
     ...new Set([...FLOWS_MAY_IMPORT, "flows", "flows/store", "src/api", ...(BELOW["src/api"] ?? [])]),
   ],
-  workers: [...(BELOW.workers ?? []), "flows/store", "flows/api"],
+  /** A feature's runner schedules: its workflow code's passes, as the runner's schedules run them. */
+  "flows/schedules": [
+    ...new Set([...FLOWS_MAY_IMPORT, "flows", "src/schedules", ...(BELOW["src/schedules"] ?? [])]),
+  ],
+  workers: [...(BELOW.workers ?? []), "flows/store", "flows/api", "flows/schedules"],
 };
 
 const ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));

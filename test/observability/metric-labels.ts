@@ -1,8 +1,8 @@
 import { ALL_WORKFLOWS } from "../../flows/index.js";
+import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../flows/organisations/schedules/deployments-schedule.js";
 import { WEBHOOK_ATTEMPT_OUTCOMES } from "../../src/observability/metrics.js";
 import { FAILURE_CLASSES } from "../../src/runtime/failure-class.js";
 import { SCHEDULE_NAMES } from "../../src/schedules/schedule-definition.js";
-import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../workers/organisation-deployments-schedule.js";
 
 /**
  * The allow-list of Prometheus label values Tenor may export: every label name has a pattern, and

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { ApiKeyRecord, ApiRole, PgApiKeys } from "../../store/pg-api-keys.js";
+import type { ApiRole } from "../../auth/api-roles.js";
+import type { ApiKeyRecord, PgApiKeys } from "../../store/pg-api-keys.js";
 
 /** Every issued key starts with this, so a leaked one is recognisable (secret scanners, log redaction). */
 export const API_KEY_PREFIX = "tnr_";

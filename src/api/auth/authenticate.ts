@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { ApiKeyRecord, ApiRole, PgApiKeys } from "../../store/pg-api-keys.js";
+import type { ApiRole } from "../../auth/api-roles.js";
+import type { ApiKeyRecord, PgApiKeys } from "../../store/pg-api-keys.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { apiError } from "../problem.js";
 import { hashApiKey } from "./api-key.js";

@@ -1,4 +1,4 @@
-import type { ApiRole } from "../../store/pg-api-keys.js";
+import type { ApiRole } from "../../auth/api-roles.js";
 
 /**
  * What each role may do (README, "API keys and roles"). An organisation never sees another's

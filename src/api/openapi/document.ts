@@ -1,9 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
-import { ROUTES_AFTER_ASSETS, ROUTES_BEFORE_ORGANISATIONS } from "../api-routes.js";
-import { registerAssetsOpenApi } from "../assets/routes.js";
-import { registerOrganisationsOpenApi } from "../organisations/router.js";
+import type { ApiRoutes } from "../api-deps.js";
+import { ROUTES_AFTER_APPLICATION, ROUTES_BEFORE_APPLICATION } from "../api-routes.js";
 import { registerRoutes } from "../route.js";
 import { problem } from "./common.js";
 
@@ -128,9 +127,14 @@ function adminAndDocument(registry: OpenAPIRegistry): void {
 
 /**
  * Builds the OpenAPI 3.1 document from the same schemas the handlers parse with. Deterministic for a
- * given set of workflows (no clock, no configuration), so the committed openapi.json can be checked.
+ * given set of workflows and application routes (no clock, no configuration), so the committed
+ * openapi.json can be checked. The application's paths and tags follow the platform's reads and
+ * precede webhooks.
  */
-export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<string, unknown> {
+export function buildOpenApiDocument(
+  workflows: readonly AnyWorkflow[],
+  applicationRoutes: readonly ApiRoutes[] = [],
+): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", {
     type: "http",
@@ -139,10 +143,9 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   });
   health(registry);
   adminAndDocument(registry);
-  registerRoutes(registry, ROUTES_BEFORE_ORGANISATIONS, { workflows });
-  registerOrganisationsOpenApi(registry);
-  registerAssetsOpenApi(registry);
-  registerRoutes(registry, ROUTES_AFTER_ASSETS, { workflows });
+  registerRoutes(registry, ROUTES_BEFORE_APPLICATION, { workflows });
+  for (const routes of applicationRoutes) routes.registerOpenApi(registry);
+  registerRoutes(registry, ROUTES_AFTER_APPLICATION, { workflows });
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },
@@ -155,8 +158,7 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
       { name: "health", description: "Liveness, readiness and this document." },
       { name: "admin", description: "Bull Board and its sign-in, for platform keys." },
       { name: "audit", description: "The organisation's audit trail." },
-      { name: "organisations", description: "The organisation's system deployments." },
-      { name: "assets", description: "The organisation's assets (docs/assets.md)." },
+      ...applicationRoutes.map((routes) => routes.tag),
       {
         name: "webhooks",
         description: "Webhook subscriptions, deliveries, dead letters (docs/webhooks.md).",
@@ -167,6 +169,9 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
 }
 
 /** The document as committed: two-space JSON and a final newline. */
-export function renderOpenApiDocument(workflows: readonly AnyWorkflow[]): string {
-  return `${JSON.stringify(buildOpenApiDocument(workflows), null, 2)}\n`;
+export function renderOpenApiDocument(
+  workflows: readonly AnyWorkflow[],
+  applicationRoutes: readonly ApiRoutes[] = [],
+): string {
+  return `${JSON.stringify(buildOpenApiDocument(workflows, applicationRoutes), null, 2)}\n`;
 }

@@ -13,6 +13,7 @@ import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
 import { startFixtureRunner } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
+import { applicationRoutes } from "../../../workers/api-routes.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
 
@@ -97,6 +98,8 @@ export async function startApiHarness(
     redis,
     prefix,
     registry,
+    // The release's own routes (assets, organisations) next to the platform's.
+    routes: applicationRoutes,
     logger,
     readiness: { postgresql: async () => void (await pool.query("SELECT 1")) },
     health: { draining: false },
@@ -123,6 +126,7 @@ export async function startApiHarness(
         redis,
         prefix,
         registry,
+        routes: applicationRoutes,
         logger,
         readiness: {},
         health: { draining: false },

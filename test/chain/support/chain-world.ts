@@ -21,6 +21,7 @@ import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import { executionOrg } from "../../../src/store/chain-watch-sql.js";
+import { applicationRoutes } from "../../../workers/api-routes.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
 import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";
 import {
@@ -190,6 +191,7 @@ export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatfo
     redis: world.engine.producerRedis,
     prefix: world.engine.config.redisPrefix,
     registry: new WorkflowRegistry([...chainTransactionVersions]),
+    routes: applicationRoutes,
     logger: world.engine.logger,
     readiness: {},
     health: { draining: false },

@@ -2,6 +2,11 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
+import {
+  ORGANISATION_DEPLOYMENTS_SCHEDULE,
+  organisationDeploymentsSchedule,
+} from "../../../flows/organisations/schedules/deployments-schedule.js";
+import { PgOrganisationSystems } from "../../../flows/organisations/store/pg-organisation-systems.js";
 import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
 import { BusinessError } from "../../../src/engine/errors.js";
 import { defineWorkflow } from "../../../src/engine/workflow.js";
@@ -10,11 +15,6 @@ import { registerSchedules } from "../../../src/schedules/schedule-service.js";
 import { runScheduleTick } from "../../../src/schedules/schedule-tick.js";
 import { requestCancellation } from "../../../src/store/pg-cancellation.js";
 import { pgIndexingScope } from "../../../workers/indexing-scope.js";
-import {
-  ORGANISATION_DEPLOYMENTS_SCHEDULE,
-  organisationDeploymentsSchedule,
-} from "../../../workers/organisation-deployments-schedule.js";
-import { pgOrganisationSystems } from "../../../workers/organisation-systems.js";
 import { type ChainWorld, startChainWorld } from "../../chain/support/chain-world.js";
 
 /**
@@ -52,7 +52,7 @@ const logger = createLogger({ level: "error" });
 beforeAll(async () => {
   world = await startChainWorld({ file: import.meta.url, workflows: [fails, holds] });
   unbind.push(bindIndexingScope(pgIndexingScope(world.engine.pool)));
-  unbind.push(bindOrganisationSystems(pgOrganisationSystems(world.engine.pool)));
+  unbind.push(bindOrganisationSystems(new PgOrganisationSystems(world.engine.pool)));
 });
 afterAll(async () => {
   for (const u of unbind) u();

@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
 import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
+import { PgOrganisationSystems } from "../../../flows/organisations/store/pg-organisation-systems.js";
 import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
 import { issueApiKey } from "../../../src/api/auth/api-key.js";
 import { SystemSettings } from "../../../src/chain/contracts/artifacts.js";
 import { defineWorkflow } from "../../../src/engine/workflow.js";
 import { pgIndexingScope } from "../../../workers/indexing-scope.js";
-import { pgOrganisationSystems } from "../../../workers/organisation-systems.js";
 import { type ChainWorld, chainWorldApi, startChainWorld } from "../../chain/support/chain-world.js";
 
 /**
@@ -37,7 +37,7 @@ const unbind: (() => void)[] = [];
 beforeAll(async () => {
   world = await startChainWorld({ file: import.meta.url, workflows: [deployOrganisationSystem, holder] });
   unbind.push(bindIndexingScope(pgIndexingScope(world.engine.pool)));
-  unbind.push(bindOrganisationSystems(pgOrganisationSystems(world.engine.pool)));
+  unbind.push(bindOrganisationSystems(new PgOrganisationSystems(world.engine.pool)));
 });
 afterAll(async () => {
   for (const u of unbind) u();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../flows/organisations/schedules/deployments-schedule.js";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
 import { application } from "../../../workers/application.js";
-import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../workers/organisation-deployments-schedule.js";
 
 const base = {
   DATABASE_URL: "postgresql://postgres@127.0.0.1:5432/tenor",

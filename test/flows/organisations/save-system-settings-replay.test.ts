@@ -59,7 +59,7 @@ class MemoryScope implements IndexingScope {
   }
 }
 
-/** organisation_systems' contract (src/store/pg-organisation-systems.ts): idempotent activation. */
+/** organisation_systems' contract (flows/organisations/store/pg-organisation-systems.ts): idempotent activation. */
 class MemorySystems implements OrganisationSystems {
   rows: OrganisationSystem[] = [];
   async register(): Promise<never> {

@@ -1,9 +1,9 @@
 import { type Address, parseAbiItem } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type AssetTemplate, bindAssetPorts } from "../../../../flows/assets/asset-ports.js";
+import { PgAssets } from "../../../../flows/assets/store/pg-assets.js";
 import { bindIndexingScope } from "../../../../flows/support/indexing-scope.js";
 import { deployPriceResolver } from "../../../../scripts/dev-chain/price-resolver.js";
-import { PgAssets } from "../../../../src/store/pg-assets.js";
 import { assetPorts } from "../../../../workers/assets.js";
 import { pgIndexingScope } from "../../../../workers/indexing-scope.js";
 import type { Anvil } from "../../../support/anvil.js";

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeCursor } from "../../src/api/list-cursor.js";
-import { PgAssets } from "../../src/store/pg-assets.js";
-import type { AssetRecord } from "../../src/values/asset-record.js";
-import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
+import type { AssetRecord } from "../../../../flows/assets/asset-record.js";
+import { PgAssets } from "../../../../flows/assets/store/pg-assets.js";
+import { encodeCursor } from "../../../../src/api/list-cursor.js";
+import { type ApiHarness, startApiHarness } from "../../../api/support/api-harness.js";
 
 /**
  * GET /v1/assets and GET /v1/assets/{id}: an organisation sees only its own assets, newest first

@@ -1,5 +1,5 @@
-import { releaseAbandonedDeployments } from "../flows/organisations/abandoned-deployments.js";
-import type { ScheduleDefinition } from "../src/schedules/schedule-definition.js";
+import type { ScheduleDefinition } from "../../../src/schedules/schedule-definition.js";
+import { releaseAbandonedDeployments } from "../abandoned-deployments.js";
 
 /** The failed-deployment schedule's name: its job scheduler id and its `schedules` row. */
 export const ORGANISATION_DEPLOYMENTS_SCHEDULE = "organisation-deployments";

@@ -1,7 +1,8 @@
 import type { Pool, PoolClient } from "pg";
-import { TenorError } from "../errors/tenor-error.js";
-import type { AssetRecord, NewAsset } from "../values/asset-record.js";
-import { withTransaction } from "./with-transaction.js";
+import { TenorError } from "../../../src/errors/tenor-error.js";
+import { withTransaction } from "../../../src/store/with-transaction.js";
+import type { AssetClaim, AssetProgress, AssetRegistry } from "../asset-ports.js";
+import type { AssetRecord, NewAsset } from "../asset-record.js";
 
 /**
  * The assets read model (docs/assets.md): one row per (organisation, template, symbol), written
@@ -20,14 +21,10 @@ export interface AssetListFilter {
   limit: number;
 }
 
-export type AssetClaimRow =
-  | { outcome: "claimed" | "taken-over"; asset: AssetRecord }
-  | { outcome: "held"; asset: AssetRecord; ownerStatus: string };
-
 /** Thrown when a write names an execution that no longer owns the asset. */
 export const ASSET_NOT_OWNED = "ASSET_NOT_OWNED";
 
-declare module "../errors/error-code-registry.js" {
+declare module "../../../src/errors/error-code-registry.js" {
   interface ErrorCodeRegistry {
     assetStore: typeof ASSET_NOT_OWNED;
   }
@@ -36,7 +33,7 @@ declare module "../errors/error-code-registry.js" {
 const COLUMNS = `id, org_id, template_id, symbol, name, kind, chain_id, execution_id, status, token, feed,
   resolver, hashes, created_at, activated_at`;
 
-export class PgAssets {
+export class PgAssets implements AssetRegistry {
   constructor(private readonly pool: Pool) {}
 
   /**
@@ -44,7 +41,7 @@ export class PgAssets {
    * owning execution failed passes to `asset.executionId` (the same asset continues); one whose
    * owner is alive or finished stays with it.
    */
-  async claim(asset: NewAsset): Promise<AssetClaimRow> {
+  async claim(asset: NewAsset): Promise<AssetClaim> {
     return withTransaction(this.pool, async (client) => {
       await client.query(
         `INSERT INTO assets (id, org_id, template_id, symbol, name, kind, chain_id, execution_id, resolver)
@@ -84,7 +81,7 @@ export class PgAssets {
     orgId: string,
     id: string,
     executionId: string,
-    progress: { token?: string; feed?: string; hash?: { step: string; hash: string } },
+    progress: AssetProgress,
   ): Promise<AssetRecord> {
     const hash = progress.hash ? JSON.stringify([progress.hash]) : null;
     const step = progress.hash ? JSON.stringify([{ step: progress.hash.step }]) : null;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { chainIdParameter } from "../query-params.js";
+import { chainIdParameter } from "../../../src/api/query-params.js";
 
 /** `GET /v1/organisations/systems?chainId=`: the optional chain filter. */
 export const SystemsQuery = z

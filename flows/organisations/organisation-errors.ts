@@ -14,7 +14,7 @@ export const ORGANISATION_ERRORS = Object.freeze({
 
 export type OrganisationErrorCode = (typeof ORGANISATION_ERRORS)[keyof typeof ORGANISATION_ERRORS];
 
-declare module "./error-code-registry.js" {
+declare module "../../src/errors/error-code-registry.js" {
   interface ErrorCodeRegistry {
     organisations: OrganisationErrorCode;
   }

@@ -1,52 +1,24 @@
 import type { Pool, PoolClient } from "pg";
-import { ORGANISATION_ERRORS } from "../errors/organisation-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
-import { withTransaction } from "./with-transaction.js";
+import { TenorError } from "../../../src/errors/tenor-error.js";
+import { withTransaction } from "../../../src/store/with-transaction.js";
+import { ORGANISATION_ERRORS } from "../organisation-errors.js";
+import type {
+  AbandonedDeployment,
+  Activation,
+  OrganisationSystem,
+  OrganisationSystems,
+  Registration,
+} from "../organisation-systems-port.js";
 
-/** Where one system deployment of an organisation stands (docs/organisations.md). */
-export type OrganisationSystemStatus = "deploying" | "active" | "replaced" | "failed";
-
-export interface OrganisationSystemRow {
+/** One row of `organisation_systems`: the flows' view of a deployment, with what only the API shows. */
+export interface OrganisationSystemRow extends OrganisationSystem {
   id: string;
-  orgId: string;
-  chainId: number;
-  /** Lower-case SystemSettings address. */
-  address: string;
-  executionId: string;
-  status: OrganisationSystemStatus;
-  /** Chain head when the deployment was registered: the contract is no older. */
-  fromHeight: bigint;
-  /** Last block it counted as the organisation's system; null while deploying or active. */
-  removedHeight: bigint | null;
+  /** Why the deployment was declared failed; null unless it was. */
   failureReason: string | null;
 }
 
-export interface SystemRegistration {
-  orgId: string;
-  chainId: number;
-  address: string;
-  executionId: string;
-  fromHeight: bigint;
-}
-
-/** What registering found: the deployment's row, or the other deployment still running. */
-export type RegistrationResult =
-  | { registered: true; row: OrganisationSystemRow }
-  | { registered: false; blockedBy: OrganisationSystemRow };
-
-/** What recording a deployment as the organisation's system found. */
-export type ActivationResult =
-  | { activated: true; row: OrganisationSystemRow; replaced: OrganisationSystemRow | null }
-  | { activated: false; row: OrganisationSystemRow };
-
-/** A deployment the failed-deployment schedule has to settle, with why. */
-export interface AbandonedDeployment {
-  row: OrganisationSystemRow;
-  /** `failed` / `missing`: its execution's state; `released`: declared failed, scope still live. */
-  reason: "execution-failed" | "execution-missing" | "scope-not-released";
-  /** The failed execution's code (CANCELLED for a cancel), when it still exists. */
-  failureCode: string | null;
-}
+/** What registering a deployment names: the port's own argument. */
+type SystemRegistration = Parameters<OrganisationSystems["register"]>[0];
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 const COLUMNS = `s.id::text, s.org_id, s.chain_id, s.address, s.execution_id::text, s.status::text,
@@ -58,7 +30,7 @@ const COLUMNS = `s.id::text, s.org_id, s.chain_id, s.address, s.execution_id::te
  * so "at most one deployment running" and "at most one active system" hold without a partial
  * unique index. Each call is idempotent: a workflow step re-run after a crash finds its own row.
  */
-export class PgOrganisationSystems {
+export class PgOrganisationSystems implements OrganisationSystems {
   constructor(private readonly pool: Pool) {}
 
   /**
@@ -66,14 +38,14 @@ export class PgOrganisationSystems {
    * fact, while another deployment of the organisation on the chain is registered and its
    * execution has not ended: two deployments would both read the same current system.
    */
-  async register(entry: SystemRegistration): Promise<RegistrationResult> {
+  async register(entry: SystemRegistration): Promise<Registration> {
     const address = normalise(entry.address);
     validateChain(entry.chainId);
     if (entry.fromHeight < 0n) invalid("fromHeight", entry.fromHeight.toString(), "must be ≥ 0");
     return withTransaction(this.pool, async (client) => {
       await lockOrganisationChain(client, entry.orgId, entry.chainId);
       const own = await byExecution(client, entry.executionId);
-      if (own) return { registered: true, row: own };
+      if (own) return { registered: true, system: own };
       const running = await client.query(
         `SELECT ${COLUMNS} FROM organisation_systems s JOIN executions e ON e.id = s.execution_id
          WHERE s.org_id = $1 AND s.chain_id = $2 AND s.status = 'deploying'
@@ -87,7 +59,7 @@ export class PgOrganisationSystems {
          VALUES ($1, $2, $3, $4, 'deploying', $5) RETURNING ${COLUMNS}`,
         [entry.orgId, entry.chainId, address, entry.executionId, entry.fromHeight.toString()],
       );
-      return { registered: true, row: toRow(rows[0]) };
+      return { registered: true, system: toRow(rows[0]) };
     });
   }
 
@@ -117,8 +89,8 @@ export class PgOrganisationSystems {
    * returned as it is). A deployment already declared failed is not revived: `activated: false`.
    * @throws TenorError ORGANISATION_SYSTEM_NOT_FOUND when the execution registered nothing.
    */
-  async activate(executionId: string, replacedAtHeight: bigint): Promise<ActivationResult> {
-    const found = await this.find(executionId);
+  async activate(executionId: string, replacedAtHeight: bigint): Promise<Activation> {
+    const found = await this.deployment(executionId);
     if (!found)
       throw new TenorError(
         ORGANISATION_ERRORS.ORGANISATION_SYSTEM_NOT_FOUND,
@@ -128,8 +100,8 @@ export class PgOrganisationSystems {
     return withTransaction(this.pool, async (client) => {
       await lockOrganisationChain(client, found.orgId, found.chainId);
       const row = (await byExecution(client, executionId)) ?? found;
-      if (row.status === "active") return { activated: true, row, replaced: null };
-      if (row.status !== "deploying") return { activated: false, row };
+      if (row.status === "active") return { activated: true, system: row, replaced: null };
+      if (row.status !== "deploying") return { activated: false, system: row };
       const previous = await client.query(
         `UPDATE organisation_systems s SET status = 'replaced', removed_height = $3, ended_at = now()
          WHERE s.org_id = $1 AND s.chain_id = $2 AND s.status = 'active' RETURNING ${COLUMNS}`,
@@ -142,7 +114,7 @@ export class PgOrganisationSystems {
       );
       return {
         activated: true,
-        row: toRow(rows[0]),
+        system: toRow(rows[0]),
         replaced: previous.rows[0] ? toRow(previous.rows[0]) : null,
       };
     });
@@ -166,7 +138,7 @@ export class PgOrganisationSystems {
       [limit],
     );
     return rows.map((r) => ({
-      row: toRow(r),
+      system: toRow(r),
       reason:
         r.status === "failed" ? "scope-not-released" : r.missing ? "execution-missing" : "execution-failed",
       failureCode: r.failure_code ?? null,
@@ -192,7 +164,7 @@ export class PgOrganisationSystems {
   }
 
   /** The deployment registered by `executionId`, or null. */
-  find(executionId: string): Promise<OrganisationSystemRow | null> {
+  deployment(executionId: string): Promise<OrganisationSystemRow | null> {
     return byExecution(this.pool, executionId);
   }
 }
@@ -221,7 +193,7 @@ function toRow(r: Record<string, string | number | null>): OrganisationSystemRow
     chainId: Number(r.chain_id),
     address: r.address as string,
     executionId: r.execution_id as string,
-    status: r.status as OrganisationSystemStatus,
+    status: r.status as OrganisationSystemRow["status"],
     fromHeight: BigInt(r.from_height as string),
     removedHeight: r.removed_height === null ? null : BigInt(r.removed_height as string),
     failureReason: (r.failure_reason as string | null) ?? null,

@@ -1,23 +1,25 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import type { z } from "zod";
-import { PgOrganisationSystems } from "../../store/pg-organisation-systems.js";
-import type { ApiDeps } from "../api-deps.js";
-import { guard, principalOf } from "../auth/authenticate.js";
-import { handler, parseRequest } from "../http.js";
-import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import type { ApiDeps } from "../../../src/api/api-deps.js";
+import { guard, principalOf } from "../../../src/api/auth/authenticate.js";
+import { handler, parseRequest } from "../../../src/api/http.js";
+import { authProblems, problem, rolesNote } from "../../../src/api/openapi/common.js";
+import type { PgOrganisationSystems } from "../store/pg-organisation-systems.js";
 import { OrganisationSystemList, SystemsQuery } from "./schemas.js";
 
+/** What the routes read of the deployments. */
+type OrganisationSystemsReads = Pick<PgOrganisationSystems, "list">;
+
 /** The organisations module: the key's organisation's system deployments (docs/organisations.md). */
-export function organisationsRouter(deps: ApiDeps): Router {
+export function organisationsRouter(deps: Pick<ApiDeps, "keys">, systems: OrganisationSystemsReads): Router {
   const router = Router();
-  router.get("/v1/organisations/systems", ...guard(deps.keys, "read"), handler(listSystems(deps)));
+  router.get("/v1/organisations/systems", ...guard(deps.keys, "read"), handler(listSystems(systems)));
   return router;
 }
 
 /** Every system deployment of the key's organisation (never another's), newest first. */
-function listSystems(deps: ApiDeps) {
-  const systems = new PgOrganisationSystems(deps.pool);
+function listSystems(systems: OrganisationSystemsReads) {
   return async (req: Request, res: Response): Promise<void> => {
     const { orgId } = principalOf(res);
     const { chainId } = parseRequest(SystemsQuery, req.query, "query");
@@ -36,6 +38,12 @@ function listSystems(deps: ApiDeps) {
     res.json(body);
   };
 }
+
+/** The OpenAPI tag of the organisations paths. */
+export const ORGANISATIONS_TAG = {
+  name: "organisations",
+  description: "The organisation's system deployments.",
+};
 
 export function registerOrganisationsOpenApi(registry: OpenAPIRegistry): void {
   registry.registerPath({

@@ -1,27 +1,29 @@
 import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import { type Request, type Response, Router } from "express";
 import type { z } from "zod";
-import { TenorError } from "../../errors/tenor-error.js";
-import { PgAssets } from "../../store/pg-assets.js";
-import type { AssetRecord } from "../../values/asset-record.js";
-import type { ApiDeps } from "../api-deps.js";
-import { API_ERRORS } from "../api-error-codes.js";
-import { guard, principalOf } from "../auth/authenticate.js";
-import { executionPath } from "../executions/resource.js";
-import { handler, parseRequest } from "../http.js";
-import { pageAfter, pageOf } from "../list-cursor.js";
-import { authProblems, problem, rolesNote } from "../openapi/common.js";
-import { UUID_PATTERN } from "../query-params.js";
+import type { ApiDeps } from "../../../src/api/api-deps.js";
+import { API_ERRORS } from "../../../src/api/api-error-codes.js";
+import { guard, principalOf } from "../../../src/api/auth/authenticate.js";
+import { executionPath } from "../../../src/api/executions/resource.js";
+import { handler, parseRequest } from "../../../src/api/http.js";
+import { pageAfter, pageOf } from "../../../src/api/list-cursor.js";
+import { authProblems, problem, rolesNote } from "../../../src/api/openapi/common.js";
+import { UUID_PATTERN } from "../../../src/api/query-params.js";
+import { TenorError } from "../../../src/errors/tenor-error.js";
+import type { AssetRecord } from "../asset-record.js";
+import type { PgAssets } from "../store/pg-assets.js";
 import { AssetIdParams, AssetListQuery, AssetListSchema, AssetSchema } from "./schemas.js";
 
 /** The assets module: the key's organisation's assets, one or a page (docs/assets.md). */
-export function assetsRouter(deps: ApiDeps): Router {
-  const assets = new PgAssets(deps.pool);
+export function assetsRouter(deps: Pick<ApiDeps, "keys">, assets: AssetReads): Router {
   const router = Router();
   router.get("/v1/assets", ...guard(deps.keys, "read"), handler(listAssets(assets)));
   router.get("/v1/assets/:id", ...guard(deps.keys, "read"), handler(getAsset(assets)));
   return router;
 }
+
+/** What the routes read of the assets read model. */
+type AssetReads = Pick<PgAssets, "get" | "list">;
 
 /** Path of an asset's resource. */
 export function assetPath(id: string): string {
@@ -50,7 +52,7 @@ export function toAssetResource(row: AssetRecord): z.infer<typeof AssetSchema> {
 }
 
 /** `GET /v1/assets/{id}`: another organisation's asset is reported exactly like a missing one. */
-function getAsset(assets: PgAssets) {
+function getAsset(assets: AssetReads) {
   return async (req: Request, res: Response): Promise<void> => {
     const { id } = parseRequest(AssetIdParams, req.params, "path");
     const row = UUID_PATTERN.test(id) ? await assets.get(principalOf(res).orgId, id) : undefined;
@@ -64,7 +66,7 @@ function getAsset(assets: PgAssets) {
 }
 
 /** `GET /v1/assets`: the organisation's assets, newest first, filtered, cursor-paged. */
-function listAssets(assets: PgAssets) {
+function listAssets(assets: AssetReads) {
   return async (req: Request, res: Response): Promise<void> => {
     const query = parseRequest(AssetListQuery, req.query, "query");
     const after = pageAfter(query.cursor);
@@ -81,6 +83,9 @@ function listAssets(assets: PgAssets) {
     res.json(body);
   };
 }
+
+/** The OpenAPI tag of the assets paths. */
+export const ASSETS_TAG = { name: "assets", description: "The organisation's assets (docs/assets.md)." };
 
 export function registerAssetsOpenApi(registry: OpenAPIRegistry): void {
   const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });

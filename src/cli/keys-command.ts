@@ -1,14 +1,10 @@
 import { parseArgs } from "node:util";
 import type { Pool } from "pg";
-import {
-  type ApiKeyRecord,
-  ORG_ROLES,
-  type OrgRole,
-  PgApiKeys,
-  PLATFORM_ROLES,
-} from "../../store/pg-api-keys.js";
-import { PgAudit } from "../../store/pg-audit.js";
-import { issueApiKey } from "./api-key.js";
+import { issueApiKey } from "../api/auth/api-key.js";
+import { ORG_ROLES, type OrgRole, PLATFORM_ROLES } from "../auth/api-roles.js";
+import { type ApiKeyRecord, PgApiKeys } from "../store/pg-api-keys.js";
+import { PgAudit } from "../store/pg-audit.js";
+import { type CommandIo, UsageError } from "./cli-io.js";
 
 export const KEYS_USAGE = `Usage:
   npm run tenor -- keys create --org <org> --role <integrator|approver|operator|admin> --subject <who> [--name <label>]
@@ -18,14 +14,6 @@ export const KEYS_USAGE = `Usage:
   npm run tenor -- keys list [--org <org>]
   npm run tenor -- keys revoke <key id>
 `;
-
-export interface CommandIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-/** A mistake on the command line: exit code 2 with the usage. */
-export class UsageError extends Error {}
 
 /** `tenor keys ...`; returns the exit code. The key itself goes to stdout alone, metadata to stderr. */
 export async function runKeysCommand(args: readonly string[], pool: Pool, io: CommandIo): Promise<number> {

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { TEMPLATE_ID_PATTERN } from "../../config/asset-templates-schema.js";
 import {
   chainIdParameter,
   noOtherParameters,
@@ -7,11 +6,12 @@ import {
   pageLimit,
   queryEnum,
   queryPattern,
-} from "../query-params.js";
+} from "../../../src/api/query-params.js";
+import { TEMPLATE_ID_PATTERN } from "../../../src/config/asset-templates-schema.js";
 
 /**
  * Schemas of the assets module (docs/assets.md, "Reading assets"): the handlers parse with them
- * and the OpenAPI document is generated from them (src/api/assets/routes.ts).
+ * and the OpenAPI document is generated from them (flows/assets/api/routes.ts).
  */
 
 export const ASSET_STATUSES = ["paused", "active"] as const;
