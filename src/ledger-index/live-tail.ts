@@ -2,10 +2,10 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
+import type { ShardFence } from "../ownership/shard-fence.js";
 import { logOrigins } from "../store/pg-ledger-domain.js";
 import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "../store/pg-ledger-index.js";
 import type { PgLedgerScope } from "../store/pg-ledger-scope.js";
-import type { ShardFence } from "../store/shard-fence.js";
 import type { ChainReader } from "./chain-reader.js";
 
 export interface LiveTailOptions {

@@ -11,10 +11,10 @@ import { chainShardKey } from "../../../src/ledger-index/ledger-indexer.js";
 import { type LiveTailOptions, tailStep } from "../../../src/ledger-index/live-tail.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { shardOf } from "../../../src/ownership/shard-map.js";
+import { bumpOwnerEpoch, type ShardFence } from "../../../src/ownership/store/shard-fence.js";
 import { PgLedgerIndex } from "../../../src/store/pg-ledger-index.js";
 import { PgLedgerRanges } from "../../../src/store/pg-ledger-ranges.js";
 import { PgLedgerScope } from "../../../src/store/pg-ledger-scope.js";
-import { bumpOwnerEpoch, type ShardFence } from "../../../src/store/shard-fence.js";
 import { ANVIL_KEYS, type Anvil } from "../../support/anvil.js";
 
 export const SHARD_COUNT = 4;
