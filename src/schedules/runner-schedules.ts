@@ -8,7 +8,6 @@ import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.j
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
 import { PgLedgerReads } from "../store/pg-ledger-reads.js";
-import { rebuildRollups } from "../store/pg-monitoring-rollups.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {
   keyedCommandRetentionPolicy,
@@ -19,6 +18,7 @@ import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-rete
 import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
 import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
+import { rebuildRollups } from "./store/pg-monitoring-rollups.js";
 
 export interface RunnerScheduleDependencies {
   config: TenorConfig;
