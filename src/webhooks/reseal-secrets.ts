@@ -1,8 +1,8 @@
 import type { Pool } from "pg";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import { PgWebhookSecrets } from "../store/pg-webhook-secrets.js";
 import type { WebhookSecretKeyring } from "./secret-keyring.js";
+import { PgWebhookSecrets } from "./store/pg-webhook-secrets.js";
 
 /** Rows one read of the pass takes. */
 const BATCH = 100;

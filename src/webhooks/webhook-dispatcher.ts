@@ -3,15 +3,11 @@ import type { TenorConfig } from "../config/schema.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics, WebhookAttemptOutcome } from "../observability/metrics.js";
-import {
-  type AttemptOutcome,
-  type ClaimedDelivery,
-  PgWebhookDispatch,
-} from "../store/pg-webhook-dispatch.js";
 import { webhookRetryDelayMs } from "./backoff.js";
 import { WEBHOOK_HEADERS } from "./event-types.js";
 import type { WebhookSecretKeyring } from "./secret-keyring.js";
 import { webhookSignatureHeader } from "./signature.js";
+import { type AttemptOutcome, type ClaimedDelivery, PgWebhookDispatch } from "./store/pg-webhook-dispatch.js";
 import { sendWebhook, type WebhookAttemptResult } from "./webhook-sender.js";
 
 export type WebhookSettings = TenorConfig["webhooks"];

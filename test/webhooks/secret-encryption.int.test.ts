@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { resealWebhookSecrets } from "../../src/webhooks/reseal-secrets.js";
 import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
+import { PgWebhooks } from "../../src/webhooks/store/pg-webhooks.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
