@@ -11,6 +11,7 @@ import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
 import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
+import type { WebhookStore } from "../webhooks/webhook-store.js";
 import type { AdmissionSettings } from "./admission.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
@@ -59,6 +60,8 @@ export interface ApiDeps {
    * (`webhooks.secretKeys`). Absent: internal addresses are refused and so is a new subscription.
    */
   webhooks?: { allowPrivateAddresses: boolean; keyring: WebhookSecretKeyring };
+  /** Webhook subscriptions, deliveries and dead letters of every organisation. */
+  webhookStore: WebhookStore;
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
 }

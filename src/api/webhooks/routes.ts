@@ -6,7 +6,7 @@ import { urlRefusal } from "../../webhooks/address-policy.js";
 import { WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
 import { WebhookSecretKeyring } from "../../webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
-import { PgWebhooks } from "../../webhooks/store/pg-webhooks.js";
+import type { WebhookStore } from "../../webhooks/webhook-store.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { audited, nameAuditTarget } from "../audit/audit-trail.js";
@@ -33,7 +33,7 @@ const notFound = (what: "subscription" | "delivery", id: string) =>
  */
 export function webhooksRouter(deps: ApiDeps): Router {
   const router = Router();
-  const store = new PgWebhooks(deps.pool);
+  const store = deps.webhookStore;
   const allowPrivate = deps.webhooks?.allowPrivateAddresses ?? false;
   // No keyring: new subscriptions are refused (WEBHOOK_SECRET_KEY_MISSING), never stored in plain text.
   const keyring = deps.webhooks?.keyring ?? new WebhookSecretKeyring([], { plaintextAllowed: false });
@@ -158,7 +158,7 @@ export function webhooksRouter(deps: ApiDeps): Router {
 
 /** Deliveries newest first, cursor-paged; `dead` fixed for the dead-letter view. */
 async function listDeliveries(
-  store: PgWebhooks,
+  store: WebhookStore,
   req: Request,
   res: Response,
   status?: "dead",
