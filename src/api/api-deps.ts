@@ -10,6 +10,7 @@ import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import type { AdmissionSettings } from "./admission.js";
@@ -43,6 +44,8 @@ export interface ApiDeps {
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;
+  /** Whether a waiting execution's wait is satisfied now: a replayed request rings again only then. */
+  waitProbe: PgWaitProbe;
   logger: Logger;
   /** Readiness checks of /readyz. */
   readiness: HealthServerOptions["checks"];

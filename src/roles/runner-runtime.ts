@@ -165,6 +165,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     executionQueue: queue,
     retainedQueues: () => [queue.queue, schedules.queue],
     logger,
+    waitProbe: new PgWaitProbe(options.pool),
   };
   const definitions = [...runnerSchedules(scheduleDeps), ...(options.schedules?.(scheduleDeps) ?? [])];
   const schedules = await startScheduleService({

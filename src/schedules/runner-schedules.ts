@@ -8,6 +8,7 @@ import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.j
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
 import { PgLedgerReads } from "../store/pg-ledger-reads.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {
   keyedCommandRetentionPolicy,
@@ -28,6 +29,8 @@ export interface RunnerScheduleDependencies {
   /** Queues whose completed jobs retention removes (the executions queue, the schedules queue, ...). */
   retainedQueues: () => readonly Queue[];
   logger: Logger;
+  /** The sweep's reader of waits PostgreSQL can satisfy now. */
+  waitProbe: PgWaitProbe;
 }
 
 /** Daily retention at 03:17 UTC: off the hour, when other cron work crowds in. */
@@ -53,7 +56,7 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
         const report = await sweepExecutions(sweep);
         const cancelWakes = await wakeCancelRequested(sweep);
-        const satisfiedWakes = await wakeSatisfiedWaits(sweep);
+        const satisfiedWakes = await wakeSatisfiedWaits({ ...sweep, probe: deps.waitProbe });
         const moved = report.reenqueued + cancelWakes + satisfiedWakes;
         return {
           outcome: moved > 0 ? "succeeded" : "empty",
