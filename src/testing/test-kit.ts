@@ -13,6 +13,7 @@ import { EntityRegistry } from "../keyed/entity-registry.js";
 import { createLogger } from "../observability/logger.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../roles/runner-runtime.js";
+import { createTestKitStores, type TestKitStores } from "../roles/test-kit-stores.js";
 import { executionsDueBy } from "../store/pg-due-waits.js";
 import { createPgPool } from "../store/pg-pool.js";
 import { createRedisConnection } from "../transport/redis-connection.js";
@@ -77,6 +78,7 @@ export class TestKit {
     private readonly registry: WorkflowRegistry,
     private readonly runtime: RunnerRuntime,
     private readonly people: TestPeople,
+    private readonly stores: TestKitStores,
     private readonly release: () => Promise<void>,
   ) {}
 
@@ -142,7 +144,8 @@ export class TestKit {
       await deletePrefix(producer, prefix).catch(() => undefined);
       await Promise.allSettled([producer.quit(), worker.quit(), pool.end()]);
     };
-    const people = new TestPeople(pool);
+    const stores = createTestKitStores(pool);
+    const people = new TestPeople(stores.keys);
     const kit = new TestKit(
       clock,
       client.client,
@@ -151,6 +154,7 @@ export class TestKit {
       registry,
       runtime,
       people,
+      stores,
       release,
     );
     kit.duePoll = setInterval(() => void kit.ringDue().catch(() => undefined), DUE_POLL_MS);
@@ -186,6 +190,8 @@ export class TestKit {
     return new TestRun<O>(executionId, orgId, {
       client: this.client,
       pool: this.pool,
+      reads: this.stores.reads,
+      approvals: this.stores.approvals,
       people: this.people,
       wake: (id, name) => this.runtime.queue.wake(id, name),
       ...(workflow ? { workflow } : {}),
