@@ -10,8 +10,8 @@ import { loadConfig } from "../src/config/load-config.js";
 import { TenorError } from "../src/errors/tenor-error.js";
 import { ChainReader } from "../src/ledger-index/chain-reader.js";
 import { rewindChain } from "../src/ledger-index/rewind.js";
+import { PgLedgerIndex } from "../src/ledger-index/store/chain-checkpoint.js";
 import { createLogger } from "../src/observability/logger.js";
-import { PgLedgerIndex } from "../src/store/pg-ledger-index.js";
 import { createPgPool } from "../src/store/pg-pool.js";
 
 const USAGE = "usage: ledger-rewind --chain <chain id> --to <block height>";

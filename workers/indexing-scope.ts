@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { IndexingScope, TrackedContract } from "../flows/support/indexing-scope.js";
-import { PgLedgerScope } from "../src/store/pg-ledger-scope.js";
+import { PgLedgerScope } from "../src/ledger-index/store/scope.js";
 
 /**
  * The flows' indexing scope over the Ledger Index's scope table. A removal of a contract no longer

@@ -6,10 +6,11 @@ import { ChainClients } from "../../src/chain/rpc-clients.js";
 import { chainSchema } from "../../src/config/chains-schema.js";
 import { ChainReader } from "../../src/ledger-index/chain-reader.js";
 import { chainShardKey, LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
+import { transferColumns } from "../../src/ledger-index/store/transfers.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { shardOf } from "../../src/ownership/shard-map.js";
 import { bumpOwnerEpoch } from "../../src/ownership/store/shard-fence.js";
-import { transferColumns } from "../../src/store/pg-ledger-transfers.js";
+import { ledgerIndexStores } from "../../src/roles/ledger-index-stores.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../test/support/anvil.js";
 import { nowMs } from "../lib/concurrency.js";
 import { measure, notMeasured, type SystemResult, type Workload } from "./types.js";
@@ -189,7 +190,7 @@ async function indexAll(
     { length: replicas },
     (_, i) =>
       new LedgerIndexer({
-        pool,
+        stores: ledgerIndexStores(pool),
         chains: chainsOf(anvil, depth),
         shardCount: SHARDS,
         settings,

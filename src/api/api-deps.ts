@@ -3,6 +3,8 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import type { LedgerDomainReads, LedgerReads } from "../ledger-index/ledger-reads.js";
+import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
@@ -46,6 +48,12 @@ export interface ApiDeps {
   audit: PgAudit;
   /** Whether a waiting execution's wait is satisfied now: a replayed request rings again only then. */
   waitProbe: PgWaitProbe;
+  /** The Ledger Index's heights (the indexed wait of a chain write), balances and per-chain health. */
+  ledgerReads: LedgerReads;
+  /** Which contracts each organisation tracks: the index's reads answer only for those. */
+  ledgerScope: LedgerScopeReads;
+  /** The Ledger Index's price-feed, asset-status and system-settings reads. */
+  ledgerDomainReads: LedgerDomainReads;
   logger: Logger;
   /** Readiness checks of /readyz. */
   readiness: HealthServerOptions["checks"];

@@ -6,24 +6,19 @@ import { bullBoardRouter } from "./admin/bull-board.js";
 import { signInRouter } from "./admin/sign-in.js";
 import { type AdmissionReason, createAdmission } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
-import { approvalsRouter } from "./approvals/routes.js";
+import { ROUTES_AFTER_ASSETS, ROUTES_BEFORE_ORGANISATIONS } from "./api-routes.js";
 import { assetsRouter } from "./assets/routes.js";
 import { requestId } from "./audit/audit-trail.js";
-import { auditRouter } from "./audit/routes.js";
-import { chainsRouter } from "./chains/router.js";
 import { consoleRouter } from "./console/console-router.js";
-import { evidenceRouter } from "./evidence/evidence-route.js";
-import { executionsRouter } from "./executions/router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { organisationsRouter } from "./organisations/router.js";
-import { platformRouter } from "./platform/platform-status.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
-import { webhooksRouter } from "./webhooks/routes.js";
+import { mountRoutes } from "./route.js";
 
 /**
- * The Platform API (README, "Platform API"). Composes the modules only: each module owns its
- * schemas, handlers and OpenAPI paths. Order: request id, health and the OpenAPI document
+ * The Platform API (README, "Platform API"). Composes the modules only: each module declares its
+ * routes (schemas, handlers and OpenAPI paths in one declaration, src/api/route.ts). Order: request id, health and the OpenAPI document
  * (public), the per-key rate limit, the board's sign-in and Bull Board (their own auth and headers),
  * then security headers, the modules (each route authenticates and checks its role), and
  * problem+json for everything else — unknown routes, malformed JSON, oversized bodies and
@@ -86,15 +81,10 @@ export function createApiApp(deps: ApiDeps): {
       contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     }),
   );
-  app.use(executionsRouter(deps));
-  app.use(evidenceRouter(deps));
-  app.use(approvalsRouter(deps));
-  app.use(platformRouter(deps));
-  app.use(auditRouter(deps));
-  app.use(chainsRouter(deps));
+  app.use(mountRoutes(deps, ROUTES_BEFORE_ORGANISATIONS));
   app.use(organisationsRouter(deps));
   app.use(assetsRouter(deps));
-  app.use(webhooksRouter(deps));
+  app.use(mountRoutes(deps, ROUTES_AFTER_ASSETS));
   app.use(routeNotFound);
   // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,
   // 1 s, when admission is off).

@@ -7,9 +7,8 @@ import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
-import { bindIndexedHeights } from "./lifecycle/wait-for-indexed.js";
+import { bindIndexedHeights, type IndexedHeightReader } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
@@ -27,6 +26,8 @@ export function createRunnerChainRuntime(options: {
   pool: Pool;
   entities: EntityClient;
   executions: Pick<ExecutionClient, "signal">;
+  /** The Ledger Index's indexed heights, which `waitForIndexed` polls (the host hands in the index's read). */
+  indexedHeights: IndexedHeightReader;
   logger: Logger;
 }): { shardWork: ShardWork; schedules: ScheduleDefinition[]; stop(): Promise<void> } {
   const chains = new ChainClients(options.config);
@@ -37,9 +38,7 @@ export function createRunnerChainRuntime(options: {
     reserveNonce: entityNonceReserver(options.entities),
     executionOrg: (id) => executionOrg(options.pool, id),
   });
-  const unbindIndexed = bindIndexedHeights((chainId) =>
-    new PgLedgerReads(options.pool).indexedHeight(chainId),
-  );
+  const unbindIndexed = bindIndexedHeights(options.indexedHeights);
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({

@@ -1,9 +1,9 @@
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { PgLedgerRanges, RangeLease } from "../store/pg-ledger-ranges.js";
 import type { ChainReader } from "./chain-reader.js";
 import { pause } from "./pause.js";
+import type { PgLedgerRanges, RangeLease } from "./store/ranges.js";
 
 export interface CatchUpOptions {
   ranges: PgLedgerRanges;

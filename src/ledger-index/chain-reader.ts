@@ -1,10 +1,10 @@
 import type { Address, Hex, PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
-import type { LedgerLogs } from "../store/pg-ledger-domain.js";
-import type { LedgerBlock } from "../store/pg-ledger-index.js";
-import type { LedgerScopeKind } from "../store/pg-ledger-scope.js";
-import type { Erc20TransferLog } from "../store/pg-ledger-transfers.js";
 import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
+import type { LedgerScopeKind } from "./ledger-scope.js";
+import type { LedgerBlock } from "./store/chain-checkpoint.js";
+import type { LedgerLogs } from "./store/domain-logs.js";
+import type { Erc20TransferLog } from "./store/transfers.js";
 
 /** The ERC-20 Transfer event; its logs become the token read model. */
 export const TRANSFER_EVENT = LEDGER_EVENTS.Transfer;

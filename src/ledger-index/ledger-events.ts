@@ -1,6 +1,6 @@
 import { type AbiEvent, type Hex, parseAbiItem } from "viem";
-import type { LedgerLogs, LogOrigin } from "../store/pg-ledger-domain.js";
-import type { LedgerScopeKind } from "../store/pg-ledger-scope.js";
+import type { LedgerScopeKind } from "./ledger-scope.js";
+import type { LedgerLogs, LogOrigin } from "./store/domain-logs.js";
 
 /**
  * The events the Ledger Index decodes, per scope kind (signatures fixed with the contracts' authors:

@@ -1,16 +1,15 @@
-import type { Pool } from "pg";
 import type { ChainClients } from "../chain/rpc-clients.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardLease, ShardWork } from "../ownership/shard-owner.js";
-import { PgLedgerIndex, type TailBatch } from "../store/pg-ledger-index.js";
-import { PgLedgerRanges, type RangeLease } from "../store/pg-ledger-ranges.js";
-import { PgLedgerScope } from "../store/pg-ledger-scope.js";
 import { runCatchUp } from "./catch-up.js";
 import { ChainReader } from "./chain-reader.js";
 import { isStaleEpoch, tailStep } from "./live-tail.js";
 import { pause } from "./pause.js";
+import type { PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
+import type { PgLedgerRanges, RangeLease } from "./store/ranges.js";
+import type { PgLedgerScope } from "./store/scope.js";
 
 /** The Ledger Index's settings (`indexer.*` in the configuration). */
 export interface LedgerIndexSettings {
@@ -20,8 +19,18 @@ export interface LedgerIndexSettings {
   leaseMs: number;
 }
 
+/** The stores ingest writes through; the host builds them (src/roles/ledger-index-stores.ts). */
+export interface LedgerIndexStores {
+  /** The live tail's shard-fenced blocks, logs and checkpoint. */
+  index: PgLedgerIndex;
+  /** The indexing scope the tail re-reads in each batch. */
+  scope: PgLedgerScope;
+  /** The catch-up ranges any replica leases. */
+  ranges: PgLedgerRanges;
+}
+
 export interface LedgerIndexerOptions {
-  pool: Pool;
+  stores: LedgerIndexStores;
   chains: ChainClients;
   shardCount: number;
   settings: LedgerIndexSettings;
@@ -58,8 +67,8 @@ export class LedgerIndexer {
   private readonly logger: Logger;
 
   constructor(private readonly options: LedgerIndexerOptions) {
-    this.index = new PgLedgerIndex(options.pool);
-    this.scope = new PgLedgerScope(options.pool);
+    this.index = options.stores.index;
+    this.scope = options.stores.scope;
     this.logger = options.logger.child({ component: "indexer" });
     for (const chain of options.chains.all())
       this.readers.set(chain.config.id, new ChainReader(chain.public, chain.config.finality));
@@ -74,7 +83,7 @@ export class LedgerIndexer {
     const controller = new AbortController();
     const loop = runCatchUp(
       {
-        ranges: new PgLedgerRanges(this.options.pool),
+        ranges: this.options.stores.ranges,
         readers: this.readers,
         owner: this.options.replicaId,
         leaseMs: this.options.settings.leaseMs,

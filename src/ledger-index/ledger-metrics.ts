@@ -1,7 +1,7 @@
 import client from "prom-client";
 import { METRIC_NAMES } from "../observability/metric-names.js";
 import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
-import type { LedgerChainHealth } from "../store/pg-ledger-reads.js";
+import type { LedgerChainHealth } from "./ledger-reads.js";
 
 /** One health read serves every gauge of a scrape. */
 const SCRAPE_CACHE_MS = 1_000;

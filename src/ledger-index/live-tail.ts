@@ -3,10 +3,10 @@ import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { ShardFence } from "../ownership/shard-fence.js";
-import { logOrigins } from "../store/pg-ledger-domain.js";
-import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "../store/pg-ledger-index.js";
-import type { PgLedgerScope } from "../store/pg-ledger-scope.js";
 import type { ChainReader } from "./chain-reader.js";
+import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
+import { logOrigins } from "./store/domain-logs.js";
+import type { PgLedgerScope } from "./store/scope.js";
 
 export interface LiveTailOptions {
   chainId: number;

@@ -2,9 +2,9 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
-import type { PgLedgerIndex } from "../store/pg-ledger-index.js";
 import type { ChainReader } from "./chain-reader.js";
 import { chainShardKey } from "./ledger-indexer.js";
+import type { PgLedgerIndex } from "./store/chain-checkpoint.js";
 
 export interface RewindRequest {
   chainId: number;

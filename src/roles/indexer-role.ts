@@ -2,8 +2,9 @@ import { hostname } from "node:os";
 import { ChainClients } from "../chain/rpc-clients.js";
 import { LedgerIndexer } from "../ledger-index/ledger-indexer.js";
 import { registerLedgerMetrics } from "../ledger-index/ledger-metrics.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { startHealthServer } from "../observability/health-server.js";
-import { PgLedgerReads } from "../store/pg-ledger-reads.js";
+import { ledgerIndexStores } from "./ledger-index-stores.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRoleShardOwner } from "./role-shard-owner.js";
 import { stopOnFailure } from "./stop-on-failure.js";
@@ -37,7 +38,7 @@ async function startIndexerWork(ctx: RoleContext): Promise<RoleHandle> {
   const chains = new ChainClients(ctx.config);
   const onReorg = registerLedgerMetrics(ctx.metrics, () => new PgLedgerReads(ctx.deps.pool).health());
   const indexer = new LedgerIndexer({
-    pool: ctx.deps.pool,
+    stores: ledgerIndexStores(ctx.deps.pool),
     chains,
     shardCount: ctx.config.durable.sharding.shardCount,
     settings: ctx.config.indexer,

@@ -7,6 +7,9 @@ import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { PgLedgerDomainReads } from "../ledger-index/store/domain-reads.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
+import { PgLedgerScope } from "../ledger-index/store/scope.js";
 import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
@@ -90,6 +93,9 @@ export function createPlatformApi(options: PlatformApiOptions): {
     audit: new PgAudit(pool),
     waitProbe: new PgWaitProbe(pool),
     webhookStore: new PgWebhooks(pool),
+    ledgerReads: new PgLedgerReads(pool),
+    ledgerScope: new PgLedgerScope(pool),
+    ledgerDomainReads: new PgLedgerDomainReads(pool),
     logger: options.logger,
     readiness: options.readiness,
     health: options.health,

@@ -3,6 +3,7 @@ import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { assertNoEviction } from "../transport/redis-connection.js";
@@ -82,12 +83,14 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     registry,
     logger: ctx.logger,
   });
+  const ledgerReads = new PgLedgerReads(ctx.deps.pool);
   const chain = createRunnerChainRuntime({
     config: ctx.config,
     secrets: ctx.secrets,
     pool: ctx.deps.pool,
     entities: entityClient,
     executions: executions.client,
+    indexedHeights: (chainId) => ledgerReads.indexedHeight(chainId),
     logger: ctx.logger,
   });
   // Bound before the workers start: a step of the application's never runs without its runtime.

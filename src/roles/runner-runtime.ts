@@ -9,6 +9,7 @@ import type { WorkflowRegistry } from "../engine/registry.js";
 import { TurnRunner } from "../engine/turn-runner.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { isTracingEnabled } from "../observability/tracing-state.js";
@@ -158,6 +159,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     ...(tracing ? { tracing } : {}),
     ...(metrics ? { metrics } : {}),
   });
+  const ledgerReads = new PgLedgerReads(options.pool);
   const scheduleDeps: RunnerScheduleDependencies = {
     config,
     pool: options.pool,
@@ -166,6 +168,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     retainedQueues: () => [queue.queue, schedules.queue],
     logger,
     waitProbe: new PgWaitProbe(options.pool),
+    ledgerHealth: () => ledgerReads.health(),
   };
   const definitions = [...runnerSchedules(scheduleDeps), ...(options.schedules?.(scheduleDeps) ?? [])];
   const schedules = await startScheduleService({

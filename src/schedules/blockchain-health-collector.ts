@@ -1,5 +1,23 @@
-import type { LedgerChainHealth } from "../store/pg-ledger-reads.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
+
+/** One chain's health as the Ledger Index reports it (docs/ledger-index.md, "Health"): what a tick records. */
+export interface IndexedChainHealth {
+  chainId: number;
+  headHeight: string;
+  indexedHeight: string;
+  lagBlocks: number;
+  /** Head block time minus indexed block time, in seconds (0 when caught up). */
+  lagSeconds: number;
+  lastReorgDepth: number;
+  /** Catch-up ranges not completed yet. */
+  openRanges: number;
+}
+
+/**
+ * Reads the health of every chain the Ledger Index has a checkpoint for. The index sits above the
+ * schedules, so the runner's host hands in the index's own read.
+ */
+export type LedgerHealthReader = () => Promise<IndexedChainHealth[]>;
 
 /**
  * The blockchain health collector's schedule: each tick records, on its run, the Ledger Index's
@@ -9,11 +27,11 @@ import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.j
  *
  * @param intervalSeconds - `monitoring.blockchainHealthCollector.intervalSeconds`: whole minutes at
  *   or above 60, a divisor of 60 below it (validated in src/config), so windows align to minutes.
- * @param readHealth - PgLedgerReads.health.
+ * @param readHealth - the Ledger Index's health read.
  */
 export function blockchainHealthSchedule(
   intervalSeconds: number,
-  readHealth: () => Promise<LedgerChainHealth[]>,
+  readHealth: LedgerHealthReader,
 ): ScheduleDefinition {
   return {
     name: SCHEDULE_NAMES.blockchainHealth,

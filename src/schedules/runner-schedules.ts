@@ -7,7 +7,6 @@ import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
-import { PgLedgerReads } from "../store/pg-ledger-reads.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {
@@ -17,7 +16,7 @@ import {
 import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-retention.js";
 import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
-import { blockchainHealthSchedule } from "./blockchain-health-collector.js";
+import { blockchainHealthSchedule, type LedgerHealthReader } from "./blockchain-health-collector.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 import { rebuildRollups } from "./store/pg-monitoring-rollups.js";
 
@@ -31,6 +30,8 @@ export interface RunnerScheduleDependencies {
   logger: Logger;
   /** The sweep's reader of waits PostgreSQL can satisfy now. */
   waitProbe: PgWaitProbe;
+  /** The Ledger Index's per-chain health, which the blockchain health collector records. */
+  ledgerHealth: LedgerHealthReader;
 }
 
 /** Daily retention at 03:17 UTC: off the hour, when other cron work crowds in. */
@@ -83,9 +84,7 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
       },
     },
-    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds, () =>
-      new PgLedgerReads(pool).health(),
-    ),
+    blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds, deps.ledgerHealth),
     {
       name: SCHEDULE_NAMES.retention,
       cadence: { kind: "cron", pattern: RETENTION_PATTERN, tz: "UTC", periodMs: 86_400_000 },

@@ -12,6 +12,7 @@ import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { createLogger } from "../observability/logger.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
+import { ledgerIndexReads } from "../roles/ledger-index-stores.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../roles/runner-runtime.js";
 import { createTestKitStores, type TestKitStores } from "../roles/test-kit-stores.js";
 import { executionsDueBy } from "../store/pg-due-waits.js";
@@ -117,6 +118,7 @@ export class TestKit {
       ...(options.entities ?? []),
       ...(boundary && !options.entities?.includes(boundary.nonceEntity) ? [boundary.nonceEntity] : []),
     ]);
+    const ledger = ledgerIndexReads(pool);
     // Bound before the workers start, as the runner role does: no chain step runs without it.
     const chain = boundary?.createRunnerChainRuntime({
       config,
@@ -124,6 +126,7 @@ export class TestKit {
       pool,
       entities: new EntityClient({ pool, redis: producer, prefix, registry: entities, logger }),
       executions: client.client,
+      indexedHeights: (chainId) => ledger.indexedHeight(chainId),
       logger,
     });
     const runtime = await startRunnerRuntime({

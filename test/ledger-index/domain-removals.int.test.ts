@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgLedgerDomainReads } from "../../src/store/pg-ledger-domain-reads.js";
+import { PgLedgerDomainReads } from "../../src/ledger-index/store/domain-reads.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses } from "../support/processes.js";

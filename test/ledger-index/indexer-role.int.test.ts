@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
+import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";

@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { bindIndexedHeights } from "../../src/chain/lifecycle/wait-for-indexed.js";
 import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
-import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
-import { PgLedgerScope } from "../../src/store/pg-ledger-scope.js";
+import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
+import { PgLedgerScope } from "../../src/ledger-index/store/scope.js";
+import { ledgerIndexStores } from "../../src/roles/ledger-index-stores.js";
 import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
 import {
@@ -40,7 +41,7 @@ afterAll(async () => {
 /** Runs the production LedgerIndexer's live tail and catch-up in this process; returns its stop. */
 async function startIndexer(): Promise<() => Promise<void>> {
   const indexer = new LedgerIndexer({
-    pool: world.engine.pool,
+    stores: ledgerIndexStores(world.engine.pool),
     chains: world.chains,
     shardCount: SHARD_COUNT,
     settings: { pollIntervalMs: 50, batchBlocks: 10, rangeBlocks: 100, leaseMs: 5_000 },

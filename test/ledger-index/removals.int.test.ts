@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
+import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses } from "../support/processes.js";

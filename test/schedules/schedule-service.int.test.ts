@@ -1,6 +1,7 @@
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { blockchainHealthSchedule } from "../../src/schedules/blockchain-health-collector.js";
 import type { ScheduleDefinition } from "../../src/schedules/schedule-definition.js";
@@ -11,7 +12,6 @@ import {
 } from "../../src/schedules/schedule-service.js";
 import { runScheduleTick } from "../../src/schedules/schedule-tick.js";
 import { type ScheduleJobData, upsertJobSchedulers } from "../../src/schedules/scheduler-upsert.js";
-import { PgLedgerReads } from "../../src/store/pg-ledger-reads.js";
 import { QUEUE_NAMES } from "../../src/transport/queue-names.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";

@@ -1,4 +1,4 @@
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import type { ApprovalWaitDetails } from "../../engine/approvals.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
@@ -6,33 +6,15 @@ import type { VoteOutcome } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
-import { audited } from "../audit/audit-trail.js";
-import { guard, type OrgPrincipal, principalOf } from "../auth/authenticate.js";
+import { type OrgPrincipal, principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
 import { ringAgain } from "../executions/ring-again.js";
-import { handler, jsonBody, parseRequest } from "../http.js";
+import { ExecutionIdParams } from "../executions/schemas.js";
+import { parseRequest } from "../http.js";
+import { problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
-import { ApprovalParams, VoteBodySchema } from "./schemas.js";
-
-/**
- * Identity-bound approvals (README, "Approvals"). A vote names the hash of the parameters the
- * approver saw; the vote is refused when the workflow now asks for other parameters, when the
- * voter's subject started the execution (or its root, for a child), or when the subject already
- * voted: a quorum counts people, not keys. Every vote is audited, refused ones included. The
- * quorum's last approval, or any rejection, delivers the decision to the execution and wakes it.
- */
-export function approvalsRouter(deps: ApiDeps): Router {
-  const router = Router();
-  router.post(
-    "/v1/executions/:id/approvals/:name",
-    audited(deps, "approval.vote", (req) => `${req.params.id}/approvals/${req.params.name}`),
-    ...guard(deps.keys, "approve"),
-    ...jsonBody(deps.settings.bodyLimitBytes),
-    handler(castVote(deps)),
-  );
-  router.get("/v1/executions/:id/approvals", ...guard(deps.keys, "read"), handler(listApprovals(deps)));
-  return router;
-}
+import { defineRoute, type RouteDeclaration } from "../route.js";
+import { ApprovalListSchema, ApprovalParams, VoteBodySchema, VoteResultSchema } from "./schemas.js";
 
 function castVote(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -171,3 +153,65 @@ function listApprovals(deps: ApiDeps) {
     });
   };
 }
+
+/**
+ * Identity-bound approvals (README, "Approvals"). A vote names the hash of the parameters the
+ * approver saw; the vote is refused when the workflow now asks for other parameters, when the
+ * voter's subject started the execution (or its root, for a child), or when the subject already
+ * voted: a quorum counts people, not keys. Every vote is audited, refused ones included. The
+ * quorum's last approval, or any rejection, delivers the decision to the execution and wakes it.
+ */
+export const APPROVAL_ROUTES: readonly RouteDeclaration[] = [
+  defineRoute({
+    method: "post",
+    path: "/v1/executions/{id}/approvals/{name}",
+    permission: "approve",
+    audit: { action: "approval.vote", target: (req) => `${req.params.id}/approvals/${req.params.name}` },
+    jsonBody: true,
+    openapi: {
+      operationId: "voteOnApproval",
+      tags: ["approvals"],
+      summary: "Approve or reject a pending approval",
+      description:
+        "Identity-bound approvals. The approver's key id, name and role are recorded with the vote. " +
+        "The vote must carry the `paramsHash` of the pending wait (from `waitingFor[].details` or " +
+        "`GET /v1/executions/{id}/approvals`); another hash is refused with 409 APPROVAL_PARAMS_CHANGED. " +
+        "The key that started the execution may not vote (403 SELF_APPROVAL_FORBIDDEN); nobody votes twice " +
+        "(409 APPROVAL_DUPLICATE_VOTE). When approving votes reach the workflow's quorum (M of N), or on the first " +
+        `rejection, the decision is delivered and the execution woken. ${rolesNote("approve")}`,
+      request: {
+        params: ApprovalParams,
+        body: { required: true, content: { "application/json": { schema: VoteBodySchema } } },
+      },
+      responses: {
+        202: { description: "Vote recorded.", content: { "application/json": { schema: VoteResultSchema } } },
+        400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`)."),
+        404: problem("EXECUTION_NOT_FOUND."),
+        409: problem(
+          "APPROVAL_NOT_PENDING, APPROVAL_ALREADY_DECIDED, APPROVAL_DUPLICATE_VOTE or APPROVAL_PARAMS_CHANGED.",
+        ),
+      },
+    },
+    handler: castVote,
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/executions/{id}/approvals",
+    permission: "read",
+    openapi: {
+      operationId: "listApprovals",
+      tags: ["approvals"],
+      summary: "Pending approvals and the votes cast",
+      description: rolesNote("read"),
+      request: { params: ExecutionIdParams },
+      responses: {
+        200: {
+          description: "Pending approvals and votes.",
+          content: { "application/json": { schema: ApprovalListSchema } },
+        },
+        404: problem("EXECUTION_NOT_FOUND."),
+      },
+    },
+    handler: listApprovals,
+  }),
+];

@@ -1,14 +1,14 @@
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import { z } from "zod";
 import { AUDIT_ACTIONS } from "../../store/pg-audit.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
-import { guard, principalOf } from "../auth/authenticate.js";
-import { handler, parseRequest } from "../http.js";
-import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import { principalOf } from "../auth/authenticate.js";
+import { parseRequest } from "../http.js";
+import { problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
 import { pageLimit, pgText, UUID_PATTERN } from "../query-params.js";
+import { defineRoute, type RouteDeclaration } from "../route.js";
 
 export const AuditEventSchema = z
   .object({
@@ -47,33 +47,27 @@ export const AuditQuerySchema = z
   .strict();
 
 /** `GET /v1/audit`: the caller's organisation's audit trail, newest first, filtered, cursor-paged. */
-export function auditRouter(deps: ApiDeps): Router {
-  const router = Router();
-  router.get(
-    "/v1/audit",
-    ...guard(deps.keys, "auditRead"),
-    handler(async (req: Request, res: Response) => {
-      const query = parseRequest(AuditQuerySchema, req.query, "query");
-      const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
-      const rows = await deps.audit.list({
-        orgId: principalOf(res).orgId,
-        ...(query.action !== undefined ? { action: query.action } : {}),
-        ...(query.subject !== undefined ? { subject: query.subject } : {}),
-        ...(query.actorKeyId !== undefined ? { actorKeyId: query.actorKeyId } : {}),
-        ...(query.target !== undefined ? { target: query.target } : {}),
-        ...(beforeId !== undefined ? { beforeId } : {}),
-        limit: query.limit + 1,
-      });
-      const page = rows.slice(0, query.limit);
-      const last = page.at(-1);
-      const body: z.infer<typeof AuditListSchema> = {
-        items: page.map((r) => ({ ...r, action: r.action })),
-        nextCursor: rows.length > query.limit && last ? Buffer.from(last.id).toString("base64url") : null,
-      };
-      res.json(body);
-    }),
-  );
-  return router;
+function listAuditEvents(deps: ApiDeps) {
+  return async (req: Request, res: Response): Promise<void> => {
+    const query = parseRequest(AuditQuerySchema, req.query, "query");
+    const beforeId = query.cursor === undefined ? undefined : decodeAuditCursor(query.cursor);
+    const rows = await deps.audit.list({
+      orgId: principalOf(res).orgId,
+      ...(query.action !== undefined ? { action: query.action } : {}),
+      ...(query.subject !== undefined ? { subject: query.subject } : {}),
+      ...(query.actorKeyId !== undefined ? { actorKeyId: query.actorKeyId } : {}),
+      ...(query.target !== undefined ? { target: query.target } : {}),
+      ...(beforeId !== undefined ? { beforeId } : {}),
+      limit: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page.at(-1);
+    const body: z.infer<typeof AuditListSchema> = {
+      items: page.map((r) => ({ ...r, action: r.action })),
+      nextCursor: rows.length > query.limit && last ? Buffer.from(last.id).toString("base64url") : null,
+    };
+    res.json(body);
+  };
 }
 
 /** A cursor is the base64url of the last id shown: a positive bigint, else 400 naming `query.cursor`. */
@@ -87,23 +81,30 @@ function decodeAuditCursor(cursor: string): string {
   return id;
 }
 
-export function registerAuditOpenApi(registry: OpenAPIRegistry): void {
-  registry.registerPath({
+/** The audit module's one route. */
+export const AUDIT_ROUTES: readonly RouteDeclaration[] = [
+  defineRoute({
     method: "get",
     path: "/v1/audit",
-    operationId: "listAuditEvents",
-    tags: ["audit"],
-    summary: "Who did what under which role",
-    description:
-      "The organisation's append-only audit trail, newest first: every approval vote, signal and cancel " +
-      "(accepted or refused, with the refusal's code), every webhook subscription created or deleted, test " +
-      "delivery and redelivery (likewise), and every key issued or revoked for the organisation. " +
-      rolesNote("auditRead"),
-    request: { query: AuditQuerySchema },
-    responses: {
-      200: { description: "A page of events.", content: { "application/json": { schema: AuditListSchema } } },
-      400: problem("REQUEST_INVALID (field `errors` names the parameter)."),
-      ...authProblems("auditRead"),
+    permission: "auditRead",
+    openapi: {
+      operationId: "listAuditEvents",
+      tags: ["audit"],
+      summary: "Who did what under which role",
+      description:
+        "The organisation's append-only audit trail, newest first: every approval vote, signal and cancel " +
+        "(accepted or refused, with the refusal's code), every webhook subscription created or deleted, test " +
+        "delivery and redelivery (likewise), and every key issued or revoked for the organisation. " +
+        rolesNote("auditRead"),
+      request: { query: AuditQuerySchema },
+      responses: {
+        200: {
+          description: "A page of events.",
+          content: { "application/json": { schema: AuditListSchema } },
+        },
+        400: problem("REQUEST_INVALID (field `errors` names the parameter)."),
+      },
     },
-  });
-}
+    handler: listAuditEvents,
+  }),
+];

@@ -1,7 +1,5 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
-import { PgLedgerScope } from "../../store/pg-ledger-scope.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
@@ -15,8 +13,7 @@ import { trackedContract, trackingOf } from "./tracked-contract.js";
  * organisation stopped tracking answers as of its removal height.
  */
 export function readTokenBalance(deps: ApiDeps) {
-  const scope = new PgLedgerScope(deps.pool);
-  const reads = new PgLedgerReads(deps.pool);
+  const { ledgerScope: scope, ledgerReads: reads } = deps;
   return async (req: Request, res: Response): Promise<void> => {
     const principal = principalOf(res);
     const { chainId, address, holder } = parseRequest(TokenBalanceParams, req.params, "path");

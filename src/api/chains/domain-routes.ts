@@ -2,9 +2,6 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { PgLedgerDomainReads } from "../../store/pg-ledger-domain-reads.js";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
-import { PgLedgerScope } from "../../store/pg-ledger-scope.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
@@ -23,9 +20,7 @@ import { trackedContract, trackingOf } from "./tracked-contract.js";
  * answers as of its removal height.
  */
 export function ledgerDomainRoutes(deps: ApiDeps) {
-  const scope = new PgLedgerScope(deps.pool);
-  const reads = new PgLedgerDomainReads(deps.pool);
-  const heights = new PgLedgerReads(deps.pool);
+  const { ledgerScope: scope, ledgerDomainReads: reads, ledgerReads: heights } = deps;
   const indexed = async (chainId: number) => ((await heights.indexedHeight(chainId)) ?? 0n).toString();
 
   /** `GET /v1/chains/{chainId}/price-feeds/{address}`. */

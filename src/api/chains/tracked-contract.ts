@@ -1,6 +1,6 @@
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { LedgerScopeKind, PgLedgerScope, ScopeRow } from "../../store/pg-ledger-scope.js";
+import type { LedgerScopeKind, LedgerScopeReads, ScopeRow } from "../../ledger-index/ledger-scope.js";
 
 /**
  * The organisation's newest scope row for a contract of `kind` (live, or removed: a removed one
@@ -9,7 +9,7 @@ import type { LedgerScopeKind, PgLedgerScope, ScopeRow } from "../../store/pg-le
  * @throws TenorError LEDGER_SCOPE_NOT_FOUND (404) when the organisation never tracked it.
  */
 export async function trackedContract(
-  scope: PgLedgerScope,
+  scope: LedgerScopeReads,
   where: { chainId: number; orgId: string; address: string; kind: LedgerScopeKind },
 ): Promise<ScopeRow> {
   const row = (await scope.rowsFor(where.chainId, where.orgId, where.address)).find(

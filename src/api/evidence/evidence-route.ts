@@ -1,30 +1,16 @@
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import { z } from "zod";
 import { loadEvidenceExtras } from "../../store/pg-evidence.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
-import { audited } from "../audit/audit-trail.js";
-import { guard, principalOf } from "../auth/authenticate.js";
+import { principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
 import { ExecutionIdParams } from "../executions/schemas.js";
-import { handler } from "../http.js";
-import { authProblems, problem, rolesNote } from "../openapi/common.js";
+import { problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
+import { defineRoute, type RouteDeclaration } from "../route.js";
 import { chainRecords, EVIDENCE_FORMAT, GENESIS_HASH, signEvidence } from "./evidence-chain.js";
 import { evidenceFacts } from "./evidence-facts.js";
-
-/** `GET /v1/executions/{id}/evidence`: the signed, hash-chained export of one execution. */
-export function evidenceRouter(deps: ApiDeps): Router {
-  const router = Router();
-  router.get(
-    "/v1/executions/:id/evidence",
-    audited(deps, "execution.evidence", (req) => String(req.params.id)),
-    ...guard(deps.keys, "evidence"),
-    handler(exportEvidence(deps)),
-  );
-  return router;
-}
 
 function exportEvidence(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -97,24 +83,29 @@ export const EvidenceSchema = z
   })
   .meta({ id: "Evidence" });
 
-export function registerEvidenceOpenApi(registry: OpenAPIRegistry): void {
-  registry.registerPath({
+/** `GET /v1/executions/{id}/evidence`: the signed, hash-chained export of one execution. */
+export const EVIDENCE_ROUTES: readonly RouteDeclaration[] = [
+  defineRoute({
     method: "get",
     path: "/v1/executions/{id}/evidence",
-    operationId: "getExecutionEvidence",
-    tags: ["executions"],
-    summary: "Signed evidence export of an execution",
-    description:
-      "The execution's input, journal (with payloads), approval votes (who, when, which parameters hash), signals, " +
-      "audit rows, status transitions and transaction hashes, in time order, each record hash-chained to the one " +
-      "before and the whole signed with the api's Ed25519 key. Check it offline with `npm run tenor -- verify <file>`. " +
-      rolesNote("evidence"),
-    request: { params: ExecutionIdParams },
-    responses: {
-      200: { description: "The export.", content: { "application/json": { schema: EvidenceSchema } } },
-      ...authProblems("evidence"),
-      404: problem("EXECUTION_NOT_FOUND."),
-      503: problem("EVIDENCE_SIGNING_DISABLED: no evidence.signingKey is configured."),
+    permission: "evidence",
+    audit: { action: "execution.evidence", target: (req) => String(req.params.id) },
+    openapi: {
+      operationId: "getExecutionEvidence",
+      tags: ["executions"],
+      summary: "Signed evidence export of an execution",
+      description:
+        "The execution's input, journal (with payloads), approval votes (who, when, which parameters hash), signals, " +
+        "audit rows, status transitions and transaction hashes, in time order, each record hash-chained to the one " +
+        "before and the whole signed with the api's Ed25519 key. Check it offline with `npm run tenor -- verify <file>`. " +
+        rolesNote("evidence"),
+      request: { params: ExecutionIdParams },
+      responses: {
+        200: { description: "The export.", content: { "application/json": { schema: EvidenceSchema } } },
+        404: problem("EXECUTION_NOT_FOUND."),
+        503: problem("EVIDENCE_SIGNING_DISABLED: no evidence.signingKey is configured."),
+      },
     },
-  });
-}
+    handler: exportEvidence,
+  }),
+];

@@ -1,4 +1,3 @@
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
@@ -6,10 +5,8 @@ import { requestResume } from "../../store/pg-resume.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
-import { authProblems, problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
 import { notFound, requireExecution } from "./read-routes.js";
-import { ExecutionIdParams } from "./schemas.js";
 
 export const ResumeAcceptedSchema = z
   .object({
@@ -46,28 +43,4 @@ export async function resumeRun(deps: ApiDeps, orgId: string, record: ExecutionR
   }
   await deps.transport.wake(record.id, result.workflow);
   return { executionId: record.id, held: result.held, wakeAt: result.wakeAt };
-}
-
-export function registerResumeOpenApi(registry: OpenAPIRegistry): void {
-  registry.registerPath({
-    method: "post",
-    path: "/v1/executions/{id}/resume",
-    operationId: "resumeExecution",
-    tags: ["executions"],
-    summary: "Retry a suspended or held execution now",
-    description:
-      "Brings the wake time of a suspended execution (recovery back-off) or a held one (non-determinism, a " +
-      "workflow version no runner has) forward to now and wakes it. Recovery counts are kept. " +
-      rolesNote("resume"),
-    request: { params: ExecutionIdParams },
-    responses: {
-      202: {
-        description: "Woken.",
-        content: { "application/json": { schema: ResumeAcceptedSchema } },
-      },
-      ...authProblems("resume"),
-      404: problem("EXECUTION_NOT_FOUND."),
-      409: problem("EXECUTION_NOT_SUSPENDED: it is running, waiting, completed or failed."),
-    },
-  });
 }

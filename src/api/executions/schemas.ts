@@ -5,7 +5,7 @@ import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
 
 /**
  * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
- * document is generated from them (src/api/executions/openapi.ts), so the two cannot drift.
+ * document is generated from them (src/api/executions/routes.ts), so the two cannot drift.
  */
 
 export const ExecutionStatusSchema = z

@@ -2,7 +2,6 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
@@ -23,7 +22,7 @@ const TERMINAL = new Set(["completed", "failed"]);
  * whether it did in `Tenor-Indexed: true|false`.
  */
 export function startExecution(deps: ApiDeps) {
-  const ledger = new PgLedgerReads(deps.pool);
+  const ledger = deps.ledgerReads;
   return async (req: Request, res: Response): Promise<void> => {
     const startedAt = Date.now();
     const principal = principalOf(res);

@@ -1,16 +1,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
-import { registerApprovalsOpenApi } from "../approvals/openapi.js";
+import { ROUTES_AFTER_ASSETS, ROUTES_BEFORE_ORGANISATIONS } from "../api-routes.js";
 import { registerAssetsOpenApi } from "../assets/routes.js";
-import { registerAuditOpenApi } from "../audit/routes.js";
-import { registerChainsOpenApi } from "../chains/openapi.js";
-import { registerEvidenceOpenApi } from "../evidence/evidence-route.js";
-import { registerExecutionsOpenApi } from "../executions/openapi.js";
-import { registerResumeOpenApi } from "../executions/resume-route.js";
 import { registerOrganisationsOpenApi } from "../organisations/router.js";
-import { registerPlatformOpenApi } from "../platform/platform-status.js";
-import { registerWebhooksOpenApi } from "../webhooks/openapi.js";
+import { registerRoutes } from "../route.js";
 import { problem } from "./common.js";
 
 /** The API's version in the document; bumped with a breaking change of any route. */
@@ -145,16 +139,10 @@ export function buildOpenApiDocument(workflows: readonly AnyWorkflow[]): Record<
   });
   health(registry);
   adminAndDocument(registry);
-  registerExecutionsOpenApi(registry, workflows);
-  registerResumeOpenApi(registry);
-  registerEvidenceOpenApi(registry);
-  registerApprovalsOpenApi(registry);
-  registerPlatformOpenApi(registry);
-  registerAuditOpenApi(registry);
-  registerChainsOpenApi(registry);
+  registerRoutes(registry, ROUTES_BEFORE_ORGANISATIONS, { workflows });
   registerOrganisationsOpenApi(registry);
   registerAssetsOpenApi(registry);
-  registerWebhooksOpenApi(registry);
+  registerRoutes(registry, ROUTES_AFTER_ASSETS, { workflows });
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
     info: { title: "Tenor Platform API", version: API_VERSION, description: DESCRIPTION },

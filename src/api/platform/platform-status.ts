@@ -1,15 +1,13 @@
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import { z } from "zod";
 import { readScheduleStatuses } from "../../schedules/schedule-status.js";
-import { PgLedgerReads } from "../../store/pg-ledger-reads.js";
 import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
-import { anyPrincipalOf, guard } from "../auth/authenticate.js";
+import { anyPrincipalOf } from "../auth/authenticate.js";
 import { toWait } from "../executions/resource.js";
 import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
-import { handler } from "../http.js";
-import { authProblems, rolesNote } from "../openapi/common.js";
+import { rolesNote } from "../openapi/common.js";
+import { defineRoute, type RouteDeclaration } from "../route.js";
 
 /** Most executions listed under `noMutation.executions`. */
 const STALE_LIST_LIMIT = 50;
@@ -84,69 +82,67 @@ export const PlatformStatusSchema = z
   .meta({ id: "PlatformStatus" });
 
 /** `GET /v1/platform/status`: workflow health of the caller's organisation (a platform key: of all, counts only), from the projections. */
-export function platformRouter(deps: ApiDeps): Router {
-  const router = Router();
-  router.get(
-    "/v1/platform/status",
-    ...guard(deps.keys, "platformStatus"),
-    handler(async (_req: Request, res: Response) => {
-      const threshold = deps.settings.noMutationThresholdSeconds;
-      // A platform key sees counts across organisations, never an organisation's execution ids.
-      const { orgId } = anyPrincipalOf(res);
-      const status = await readPlatformStatus(
-        deps.pool,
-        orgId,
-        threshold,
-        orgId === null ? 0 : STALE_LIST_LIMIT,
-      );
-      const stale = status.stale;
-      const workflows =
-        orgId === null ? status.workflows.map((w) => ({ ...w, oldestPending: null })) : status.workflows;
-      const totals: Record<string, number> = {};
-      for (const w of workflows)
-        for (const [status, n] of Object.entries(w.counts)) totals[status] = (totals[status] ?? 0) + n;
-      const body: z.infer<typeof PlatformStatusSchema> = {
-        generatedAt: new Date().toISOString(),
-        thresholds: { noMutationSeconds: threshold },
-        totals,
-        workflows,
-        noMutation: {
-          count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
-          executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
-        },
-        chains: await new PgLedgerReads(deps.pool).health(),
-        schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
-          ...schedule,
-          lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
-          lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,
-          lateByMs: Math.round(schedule.lateByMs),
-        })),
-      };
-      res.json(body);
-    }),
-  );
-  return router;
+function readStatus(deps: ApiDeps) {
+  return async (_req: Request, res: Response): Promise<void> => {
+    const threshold = deps.settings.noMutationThresholdSeconds;
+    // A platform key sees counts across organisations, never an organisation's execution ids.
+    const { orgId } = anyPrincipalOf(res);
+    const status = await readPlatformStatus(
+      deps.pool,
+      orgId,
+      threshold,
+      orgId === null ? 0 : STALE_LIST_LIMIT,
+    );
+    const stale = status.stale;
+    const workflows =
+      orgId === null ? status.workflows.map((w) => ({ ...w, oldestPending: null })) : status.workflows;
+    const totals: Record<string, number> = {};
+    for (const w of workflows)
+      for (const [status, n] of Object.entries(w.counts)) totals[status] = (totals[status] ?? 0) + n;
+    const body: z.infer<typeof PlatformStatusSchema> = {
+      generatedAt: new Date().toISOString(),
+      thresholds: { noMutationSeconds: threshold },
+      totals,
+      workflows,
+      noMutation: {
+        count: workflows.reduce((sum, w) => sum + w.noMutation, 0),
+        executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
+      },
+      chains: await deps.ledgerReads.health(),
+      schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
+        ...schedule,
+        lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
+        lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,
+        lateByMs: Math.round(schedule.lateByMs),
+      })),
+    };
+    res.json(body);
+  };
 }
 
-export function registerPlatformOpenApi(registry: OpenAPIRegistry): void {
-  registry.registerPath({
+/** `GET /v1/platform/status`, the platform module's one route. */
+export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
+  defineRoute({
     method: "get",
     path: "/v1/platform/status",
-    operationId: "platformStatus",
-    tags: ["platform"],
-    summary: "Workflow health of the organisation",
-    description:
-      "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
-      "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
-      "(default 3600; at most 50 listed), the Ledger Index per chain, and the state of every runner schedule " +
-      "(overdue and stopped ones included). " +
-      rolesNote("platformStatus"),
-    responses: {
-      200: {
-        description: "Platform status.",
-        content: { "application/json": { schema: PlatformStatusSchema } },
+    permission: "platformStatus",
+    openapi: {
+      operationId: "platformStatus",
+      tags: ["platform"],
+      summary: "Workflow health of the organisation",
+      description:
+        "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
+        "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
+        "(default 3600; at most 50 listed), the Ledger Index per chain, and the state of every runner schedule " +
+        "(overdue and stopped ones included). " +
+        rolesNote("platformStatus"),
+      responses: {
+        200: {
+          description: "Platform status.",
+          content: { "application/json": { schema: PlatformStatusSchema } },
+        },
       },
-      ...authProblems("platformStatus"),
     },
-  });
-}
+    handler: readStatus,
+  }),
+];

@@ -9,12 +9,12 @@ import { workRange } from "../../../src/ledger-index/catch-up.js";
 import { ChainReader } from "../../../src/ledger-index/chain-reader.js";
 import { chainShardKey } from "../../../src/ledger-index/ledger-indexer.js";
 import { type LiveTailOptions, tailStep } from "../../../src/ledger-index/live-tail.js";
+import { PgLedgerIndex } from "../../../src/ledger-index/store/chain-checkpoint.js";
+import { PgLedgerRanges } from "../../../src/ledger-index/store/ranges.js";
+import { PgLedgerScope } from "../../../src/ledger-index/store/scope.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { shardOf } from "../../../src/ownership/shard-map.js";
 import { bumpOwnerEpoch, type ShardFence } from "../../../src/ownership/store/shard-fence.js";
-import { PgLedgerIndex } from "../../../src/store/pg-ledger-index.js";
-import { PgLedgerRanges } from "../../../src/store/pg-ledger-ranges.js";
-import { PgLedgerScope } from "../../../src/store/pg-ledger-scope.js";
 import { ANVIL_KEYS, type Anvil } from "../../support/anvil.js";
 
 export const SHARD_COUNT = 4;

@@ -17,6 +17,7 @@ import { chainShardKey, LedgerIndexer } from "../../../../src/ledger-index/ledge
 import { createLogger, type Logger } from "../../../../src/observability/logger.js";
 import { shardOf } from "../../../../src/ownership/shard-map.js";
 import { bumpOwnerEpoch } from "../../../../src/ownership/store/shard-fence.js";
+import { ledgerIndexStores } from "../../../../src/roles/ledger-index-stores.js";
 import { createPlatformApi } from "../../../../src/roles/platform-api.js";
 import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
 import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
@@ -256,7 +257,7 @@ export async function transferFrom(anvil: Anvil, key: Hex, token: Address, to: A
 async function startIndexer(db: TestDatabase, anvil: Anvil, config: TenorConfig, logger: Logger) {
   const shardCount = config.durable.sharding.shardCount;
   const indexer = new LedgerIndexer({
-    pool: db.pool,
+    stores: ledgerIndexStores(db.pool),
     chains: new ChainClients(config),
     shardCount,
     settings: config.indexer,

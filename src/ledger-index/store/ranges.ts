@@ -1,9 +1,9 @@
 import type { Pool, PoolClient } from "pg";
-import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
-import { insertLedgerLogs, type LedgerLogs, logOrigins } from "./pg-ledger-domain.js";
-import type { LedgerScopeKind } from "./pg-ledger-scope.js";
-import { withTransaction } from "./with-transaction.js";
+import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { withTransaction } from "../../store/with-transaction.js";
+import type { LedgerScopeKind } from "../ledger-scope.js";
+import { insertLedgerLogs, type LedgerLogs, logOrigins } from "./domain-logs.js";
 
 /** A catch-up range as leased to one replica. */
 export interface RangeLease {

@@ -1,5 +1,5 @@
 import type { PoolClient } from "pg";
-import { type Erc20TransferLog, insertTransfers } from "./pg-ledger-transfers.js";
+import { type Erc20TransferLog, insertTransfers } from "./transfers.js";
 
 /** Where a log came from: its key (chain, block, log index) and the block it belongs to. Addresses lowercase. */
 export interface LogOrigin {

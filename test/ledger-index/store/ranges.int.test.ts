@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyLogs, type LedgerLogs } from "../../src/store/pg-ledger-domain.js";
-import { PgLedgerRanges } from "../../src/store/pg-ledger-ranges.js";
-import type { Erc20TransferLog } from "../../src/store/pg-ledger-transfers.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { emptyLogs, type LedgerLogs } from "../../../src/ledger-index/store/domain-logs.js";
+import { PgLedgerRanges } from "../../../src/ledger-index/store/ranges.js";
+import type { Erc20TransferLog } from "../../../src/ledger-index/store/transfers.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
 
 /**
  * Catch-up leases (docs/ledger-index.md, "Historical catch-up"), against PostgreSQL alone: a

@@ -1,35 +1,14 @@
 import type { Pool, PoolClient } from "pg";
-import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
-import { withTransaction } from "./with-transaction.js";
-
-/**
- * The kinds of contract the Ledger Index turns into domain rows: ERC-20 tokens (transfers, balances,
- * supply), price feeds (observations), price resolvers (staleness bounds, hence asset status) and
- * an organisation's system settings (docs/ledger-index.md, "Scope").
- */
-export const LEDGER_SCOPE_KINDS = ["erc20", "price-feed", "price-resolver", "system-settings"] as const;
-export type LedgerScopeKind = (typeof LEDGER_SCOPE_KINDS)[number];
-
-/** One contract to track: the organisation comes from the caller's execution, never from input. */
-export interface ScopeEntry {
-  chainId: number;
-  orgId: string;
-  address: string;
-  kind: LedgerScopeKind;
-  /** First block whose logs count (the contract's deployment block, or 0). */
-  fromHeight: bigint;
-}
-
-export interface ScopeRow {
-  id: string;
-  chainId: number;
-  orgId: string;
-  address: string;
-  kind: LedgerScopeKind;
-  addedHeight: bigint;
-  removedHeight: bigint | null;
-}
+import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { withTransaction } from "../../store/with-transaction.js";
+import {
+  LEDGER_SCOPE_KINDS,
+  type LedgerScopeKind,
+  type LedgerScopeReads,
+  type ScopeEntry,
+  type ScopeRow,
+} from "../ledger-scope.js";
 
 const ADDRESS = /^0x[0-9a-f]{40}$/;
 
@@ -38,7 +17,7 @@ const ADDRESS = /^0x[0-9a-f]{40}$/;
  * and ingest re-reads the scope inside each write transaction, so a change is durable before it
  * takes effect. Removals set `removed_height` and keep the row.
  */
-export class PgLedgerScope {
+export class PgLedgerScope implements LedgerScopeReads {
   constructor(private readonly pool: Pool) {}
 
   /** Starts tracking `entry`; returns the existing live row when the organisation already tracks it. */

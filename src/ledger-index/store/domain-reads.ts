@@ -1,47 +1,11 @@
 import type { Pool } from "pg";
-
-/** A price feed as the index holds it, with its latest observation (null before the first). */
-export interface PriceFeedRead {
-  feed: string;
-  asset: string;
-  owner: string;
-  decimals: number;
-  /** The block of the feed's FeedCreated log. */
-  createdAtBlock: string;
-  latest: ObservationRead | null;
-}
-
-export interface ObservationRead {
-  roundId: string;
-  /** Signed decimal integer, in units of 10^-decimals. */
-  answer: string;
-  /** The feed's own timestamp, seconds since the epoch. */
-  updatedAt: string;
-  blockNumber: string;
-  logIndex: number;
-}
-
-/** An asset's status under an organisation's live resolvers: paused until a bound exists. */
-export interface AssetStatusRead {
-  asset: string;
-  status: "paused" | "active";
-  /** The resolver, feed and bound of the latest StalenessBoundSet; null while paused. */
-  resolver: string | null;
-  feed: string | null;
-  maxAgeSeconds: string | null;
-  /** The block of the resolver's first bound for the asset: where it turned active. */
-  activeSinceBlock: string | null;
-  /** The block of the latest bound. */
-  boundAtBlock: string | null;
-}
-
-export interface SettingRead {
-  /** bytes32, 0x-prefixed lowercase hex. */
-  key: string;
-  value: string;
-  /** The block of the change that set this value. */
-  blockNumber: string;
-}
+import type {
+  AssetStatusRead,
+  LedgerDomainReads,
+  ObservationRead,
+  PriceFeedRead,
+  SettingRead,
+} from "../ledger-reads.js";
 
 /**
  * Reads of the price, asset-status and settings rows (docs/ledger-index.md, "Read model"). Latest
@@ -49,7 +13,7 @@ export interface SettingRead {
  * winning, so a rollback that deletes the newest rows restores the previous value by itself.
  * `throughBlock` (a removed contract's removal height) hides rows above it; null reads all.
  */
-export class PgLedgerDomainReads {
+export class PgLedgerDomainReads implements LedgerDomainReads {
   constructor(private readonly pool: Pool) {}
 
   /** The feed and its latest observation up to `throughBlock`; null when its FeedCreated is not indexed. */

@@ -1,9 +1,9 @@
 import type { Pool, PoolClient } from "pg";
-import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
-import { type ShardFence, withShardFence } from "../ownership/shard-fence.js";
-import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./pg-ledger-domain.js";
-import { deleteTransfersAbove } from "./pg-ledger-transfers.js";
+import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { type ShardFence, withShardFence } from "../../ownership/shard-fence.js";
+import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./domain-logs.js";
+import { deleteTransfersAbove } from "./transfers.js";
 
 /** A block as the live tail stores it. */
 export interface LedgerBlock {

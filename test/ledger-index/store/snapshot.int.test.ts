@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PgLedgerSnapshot } from "../../src/store/pg-ledger-snapshot.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { PgLedgerSnapshot } from "../../../src/ledger-index/store/snapshot.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
 
 /** The holder snapshot sums indexed transfers up to a height, for a token the organisation tracks. */
 

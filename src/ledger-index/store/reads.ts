@@ -1,26 +1,5 @@
 import type { Pool } from "pg";
-
-/** Per-chain health of the Ledger Index (docs/ledger-index.md, "Health"). */
-export interface LedgerChainHealth {
-  chainId: number;
-  headHeight: string;
-  indexedHeight: string;
-  lagBlocks: number;
-  /** Head block time minus indexed block time, in seconds (0 when caught up). */
-  lagSeconds: number;
-  lastReorgDepth: number;
-  lastReorgAt: string | null;
-  /** Catch-up ranges not completed yet. */
-  openRanges: number;
-  updatedAt: string;
-}
-
-export interface Erc20BalanceRead {
-  balance: string;
-  totalSupply: string;
-  /** The block the answer is as of: the indexed height, or the removal height of a removed contract. */
-  asOfBlock: string;
-}
+import type { Erc20BalanceRead, LedgerChainHealth, LedgerReads } from "../ledger-reads.js";
 
 /** Fully indexed height of the `ledger_chains c` row (see indexedHeight). */
 const INDEXED_HEIGHT = `LEAST(c.indexed_height, COALESCE(
@@ -28,7 +7,7 @@ const INDEXED_HEIGHT = `LEAST(c.indexed_height, COALESCE(
   c.indexed_height))`;
 
 /** Reads of the Ledger Index's read model: only rows the index holds now (reverted rows are gone). */
-export class PgLedgerReads {
+export class PgLedgerReads implements LedgerReads {
   constructor(private readonly pool: Pool) {}
 
   /**
