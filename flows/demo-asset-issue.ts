@@ -4,6 +4,20 @@ import { defineActivity } from "../src/engine/activity.js";
 import { BusinessError } from "../src/engine/errors.js";
 import { defineWorkflow } from "../src/engine/workflow.js";
 
+/** The demo's business outcomes; never reworded once shipped. */
+export const DEMO_ERRORS = {
+  /** Nobody decided the issue approval in time. */
+  APPROVAL_EXPIRED: "APPROVAL_EXPIRED",
+  /** An approver rejected the issue. */
+  APPROVAL_REJECTED: "APPROVAL_REJECTED",
+} as const;
+
+declare module "../src/errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    demo: (typeof DEMO_ERRORS)[keyof typeof DEMO_ERRORS];
+  }
+}
+
 /**
  * The quick-start demo: issue a demo asset. Two steps, an identity-bound approval with a deadline, a
  * durable sleep and a child workflow — every kind of wait the engine offers, end to end.
@@ -79,14 +93,18 @@ export const demoAssetIssue = defineWorkflow({
     });
     if (decision.timedOut) {
       throw new BusinessError(
-        "APPROVAL_EXPIRED",
+        DEMO_ERRORS.APPROVAL_EXPIRED,
         `no approval for ${input.symbol} within ${input.approvalTimeout}`,
       );
     }
     if (!decision.approved) {
-      throw new BusinessError("APPROVAL_REJECTED", `${decision.rejectedBy.name} rejected ${input.symbol}`, {
-        reason: decision.reason,
-      });
+      throw new BusinessError(
+        DEMO_ERRORS.APPROVAL_REJECTED,
+        `${decision.rejectedBy.name} rejected ${input.symbol}`,
+        {
+          reason: decision.reason,
+        },
+      );
     }
     await ctx.sleep("settle", input.settle as `${number}s`);
     ctx.progress({ phase: "treasury", done: 3, total: 4 });

@@ -20,7 +20,10 @@ function argument(name: string): string {
   const at = process.argv.indexOf(`--${name}`);
   const value = at >= 0 ? process.argv[at + 1] : undefined;
   if (value === undefined || !/^\d{1,20}$/.test(value))
-    throw new TenorError("USAGE", `--${name} = ${value ?? "(missing)"}: must be a decimal integer. ${USAGE}`);
+    throw new TenorError<string>(
+      "USAGE",
+      `--${name} = ${value ?? "(missing)"}: must be a decimal integer. ${USAGE}`,
+    );
   return value;
 }
 

@@ -1,5 +1,6 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
 import type { AssetRecord, NewAsset } from "../../src/values/asset-record.js";
+import { ASSET_ERRORS } from "./asset-errors.js";
 
 /**
  * What asset creation needs from outside the workflow (docs/assets.md): the platform's asset
@@ -83,7 +84,11 @@ export function assetRegistry(): AssetRegistry {
 
 function unbound(): never {
   // Retryable: the execution suspends and resumes on a runner that has the ports bound.
-  throw new TenorError("ASSET_PORTS_MISSING", "this process has no asset ports bound (runner role only)", {
-    retryable: true,
-  });
+  throw new TenorError(
+    ASSET_ERRORS.PORTS_MISSING,
+    "this process has no asset ports bound (runner role only)",
+    {
+      retryable: true,
+    },
+  );
 }

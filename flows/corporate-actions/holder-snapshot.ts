@@ -1,4 +1,5 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
+import { CORPORATE_ACTION_ERRORS } from "./errors.js";
 
 /**
  * What a corporate action reads from the Ledger Index: a token's holders at the record height
@@ -37,7 +38,7 @@ export function holderSnapshots(): HolderSnapshotSource {
   if (!bound) {
     // Retryable: the execution suspends and resumes on a runner that has it bound.
     throw new TenorError(
-      "HOLDER_SNAPSHOT_MISSING",
+      CORPORATE_ACTION_ERRORS.HOLDER_SNAPSHOT_MISSING,
       "this process has no holder snapshot source bound (runner role only)",
       { retryable: true },
     );

@@ -16,3 +16,11 @@ export const IDENTITY_CLAIM_ERRORS = {
   /** An approver rejected the batch; nothing was written. */
   APPROVAL_REJECTED: "APPROVAL_REJECTED",
 } as const;
+
+export type IdentityClaimErrorCode = (typeof IDENTITY_CLAIM_ERRORS)[keyof typeof IDENTITY_CLAIM_ERRORS];
+
+declare module "../../src/errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    identityClaims: IdentityClaimErrorCode;
+  }
+}

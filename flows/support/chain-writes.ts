@@ -5,6 +5,7 @@ import type { TransactionResult } from "../../src/chain/lifecycle/transaction-sc
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
+import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
 
 /**
  * How a domain workflow writes to a chain: every write is one child execution of the transaction
@@ -33,7 +34,7 @@ export interface ContractWrite {
 const ATTRIBUTION = ["tenor"];
 
 /** Thrown (as a business failure) when a write was mined but reverted. */
-export const WRITE_REVERTED = "CHAIN_WRITE_REVERTED";
+export const WRITE_REVERTED = FLOW_SUPPORT_ERRORS.WRITE_REVERTED;
 
 /**
  * One on-chain write as a child lifecycle execution; a reverted write is a business failure
@@ -133,7 +134,7 @@ export async function deployContract(
   const deployed = await ctx.step(`${label}.verify`, () => hasCode(deployment.chainId, address));
   if (!deployed) {
     throw new BusinessError(
-      "CONTRACT_NOT_DEPLOYED",
+      FLOW_SUPPORT_ERRORS.CONTRACT_NOT_DEPLOYED,
       `${label}: no code at ${address} after ${transaction.hash}`,
       {
         address,

@@ -1,4 +1,5 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
+import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
 
 /**
  * What a workflow changes in the Ledger Index's scope (docs/ledger-index.md, "Scope"): the contracts
@@ -45,7 +46,7 @@ export function indexingScope(): IndexingScope {
   if (!bound) {
     // Retryable: the execution suspends and resumes on a runner that has it.
     throw new TenorError(
-      "INDEXING_SCOPE_MISSING",
+      FLOW_SUPPORT_ERRORS.INDEXING_SCOPE_MISSING,
       "this process has no indexing scope bound (runner role only)",
       {
         retryable: true,

@@ -23,7 +23,7 @@ export type SupervisorErrorCodeValue = (typeof SupervisorErrorCode)[keyof typeof
  * A failure of the local supervisor or of a role it runs. None is retryable: each means the
  * local stack is not running as asked and a person has to look at the role's output.
  */
-export class SupervisorError extends TenorError {
+export class SupervisorError extends TenorError<SupervisorErrorCodeValue> {
   constructor(code: SupervisorErrorCodeValue, message: string, details: Record<string, unknown> = {}) {
     super(code, message, { retryable: false, details });
   }

@@ -1,5 +1,6 @@
 import type { RequestHandler } from "express";
 import type { TenorMetrics } from "../observability/metrics.js";
+import { API_ERRORS } from "./api-error-codes.js";
 import { LoadShedder } from "./load-shedder.js";
 import { problemType } from "./problem.js";
 
@@ -16,7 +17,7 @@ export interface AdmissionSettings {
 }
 
 /** The problem+json `code` of a refusal (stable, like every API error code). */
-export const OVERLOADED = "OVERLOADED";
+export const OVERLOADED = API_ERRORS.OVERLOADED;
 
 /** Why a request was refused; also the `reason` label of tenor_api_admission_refusals_total. */
 export type AdmissionReason = "pool_queue" | "event_loop_lag" | "in_flight" | "event_loop_busy";

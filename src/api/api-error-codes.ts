@@ -49,8 +49,16 @@ export const API_ERRORS = {
   QUEUES_ACTION_NOT_ALLOWED: "QUEUES_ACTION_NOT_ALLOWED",
   /** 403 on /admin/queues: a cookie-session request without the CSRF proof (same origin and token). */
   CSRF_REJECTED: "CSRF_REJECTED",
+  /** 503 with `Retry-After`: admission control refused the request before it did anything (src/api/admission.ts). */
+  OVERLOADED: "OVERLOADED",
   /** Anything unexpected; the response never carries a stack trace. */
   INTERNAL: "INTERNAL",
 } as const;
 
 export type ApiErrorCode = (typeof API_ERRORS)[keyof typeof API_ERRORS];
+
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    api: ApiErrorCode;
+  }
+}

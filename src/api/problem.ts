@@ -1,12 +1,14 @@
 import type { NextFunction, Request, Response } from "express";
-import { CHAIN_ERRORS } from "../chain/chain-error-codes.js";
-import { ENGINE_ERRORS } from "../engine/error-codes.js";
-import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
+import { CHAIN_ERRORS, type ChainErrorCode } from "../chain/chain-error-codes.js";
+import { ENGINE_ERRORS, type EngineErrorCode } from "../engine/error-codes.js";
+import type { TenorErrorCode } from "../errors/error-code-registry.js";
+import { LEDGER_INDEX_ERRORS, type LedgerIndexErrorCode } from "../errors/ledger-index-errors.js";
+import { ORGANISATION_ERRORS, type OrganisationErrorCode } from "../errors/organisation-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { WEBHOOK_ERRORS } from "../errors/webhook-errors.js";
+import { WEBHOOK_ERRORS, type WebhookErrorCode } from "../errors/webhook-errors.js";
 import type { Logger } from "../observability/logger.js";
 import { type DatabaseUnavailableReason, databaseUnavailableReason } from "../store/database-unavailable.js";
-import { API_ERRORS } from "./api-error-codes.js";
+import { API_ERRORS, type ApiErrorCode } from "./api-error-codes.js";
 
 /** Base of every problem `type` URI: `https://tenor.dev/problems/<code in kebab case>`. */
 export const PROBLEM_TYPE_BASE = "https://tenor.dev/problems/";
@@ -31,15 +33,49 @@ export interface Problem {
   [extension: string]: unknown;
 }
 
-/** HTTP status per stable code; a code not listed is a 500. */
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
-  [ENGINE_ERRORS.INPUT_INVALID]: 422,
+/**
+ * Every code a route can answer with: those of the layers the API stands on. A code of another
+ * layer (a flow's, keyed serialization's, a value's) reaching the problem handler answers 500.
+ */
+export type ApiVisibleCode =
+  | EngineErrorCode
+  | ApiErrorCode
+  | ChainErrorCode
+  | LedgerIndexErrorCode
+  | WebhookErrorCode
+  | OrganisationErrorCode;
+
+/**
+ * HTTP status per API-visible code. Exhaustive by type: a new code in one of those layers does not
+ * compile until it is given its status here (test/api/problem-status.test-d.ts).
+ */
+export const STATUS_BY_CODE = {
+  // The engine's codes. A 500 is listed on purpose: a fault of Tenor or of a process, never the request's.
   [ENGINE_ERRORS.WORKFLOW_UNKNOWN]: 404,
-  [ENGINE_ERRORS.EXECUTION_NOT_FOUND]: 404,
-  [ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED]: 422,
-  [ENGINE_ERRORS.EXECUTION_TERMINAL]: 409,
-  [ENGINE_ERRORS.APPROVAL_PARAMS_CHANGED]: 409,
+  [ENGINE_ERRORS.WORKFLOW_VERSION_UNAVAILABLE]: 500,
+  [ENGINE_ERRORS.WORKFLOW_NOT_REGISTERED]: 500,
+  [ENGINE_ERRORS.WORKFLOW_DEFINITION_INVALID]: 500,
+  [ENGINE_ERRORS.ACTIVITY_UNKNOWN]: 500,
+  [ENGINE_ERRORS.INPUT_INVALID]: 422,
+  [ENGINE_ERRORS.OUTPUT_INVALID]: 500,
+  [ENGINE_ERRORS.NON_DETERMINISM]: 500,
+  [ENGINE_ERRORS.RECOVERY_EXHAUSTED]: 500,
+  [ENGINE_ERRORS.WORKFLOW_CODE_ERROR]: 500,
+  [ENGINE_ERRORS.RESULT_NOT_STORABLE]: 500,
+  [ENGINE_ERRORS.OUTPUT_NOT_STORABLE]: 500,
   [ENGINE_ERRORS.VALUE_NOT_STORABLE]: 400,
+  [ENGINE_ERRORS.CHILD_FAILED]: 500,
+  [ENGINE_ERRORS.TURN_FENCED]: 500,
+  [ENGINE_ERRORS.IDEMPOTENCY_KEY_REUSED]: 422,
+  [ENGINE_ERRORS.EXECUTION_NOT_FOUND]: 404,
+  [ENGINE_ERRORS.EXECUTION_TERMINAL]: 409,
+  [ENGINE_ERRORS.STEP_RESULT_NOT_SERIALIZABLE]: 500,
+  [ENGINE_ERRORS.DURATION_INVALID]: 500,
+  [ENGINE_ERRORS.CANCELLED]: 500,
+  [ENGINE_ERRORS.APPROVAL_PARAMS_CHANGED]: 409,
+  [ENGINE_ERRORS.KEYED_ADMISSION_MISSING]: 500,
+  [ENGINE_ERRORS.REFUSED]: 500,
+  // The API's own codes.
   [API_ERRORS.UNAUTHENTICATED]: 401,
   [API_ERRORS.FORBIDDEN]: 403,
   [API_ERRORS.ROUTE_NOT_FOUND]: 404,
@@ -53,22 +89,57 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   [API_ERRORS.APPROVAL_ALREADY_DECIDED]: 409,
   [API_ERRORS.APPROVAL_DUPLICATE_VOTE]: 409,
   [API_ERRORS.SELF_APPROVAL_FORBIDDEN]: 403,
+  [API_ERRORS.EXECUTION_NOT_SUSPENDED]: 409,
+  [API_ERRORS.EVIDENCE_SIGNING_DISABLED]: 503,
+  [API_ERRORS.ASSET_NOT_FOUND]: 404,
   [API_ERRORS.RATE_LIMITED]: 429,
   [API_ERRORS.DATABASE_UNAVAILABLE]: 503,
   [API_ERRORS.QUEUES_READ_ONLY]: 403,
   [API_ERRORS.QUEUES_ACTION_NOT_ALLOWED]: 403,
   [API_ERRORS.CSRF_REJECTED]: 403,
+  [API_ERRORS.OVERLOADED]: 500,
+  [API_ERRORS.INTERNAL]: 500,
+  // The chain boundary's codes.
   [CHAIN_ERRORS.CHAIN_UNKNOWN]: 404,
+  [CHAIN_ERRORS.SIGNER_UNKNOWN]: 500,
+  [CHAIN_ERRORS.RPC_UNAVAILABLE]: 500,
+  [CHAIN_ERRORS.GAS_REQUIRED]: 500,
+  [CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED]: 500,
+  [CHAIN_ERRORS.ENTRYPOINT_NOT_RESOLVED_ADDRESS]: 500,
+  [CHAIN_ERRORS.ATTRIBUTION_INVALID]: 500,
+  [CHAIN_ERRORS.CUSTODY_UNAVAILABLE]: 500,
+  [CHAIN_ERRORS.CUSTODY_REFUSED]: 500,
+  [CHAIN_ERRORS.CUSTODY_REJECTED]: 500,
+  [CHAIN_ERRORS.CUSTODY_POLL_BUDGET_EXHAUSTED]: 500,
+  [CHAIN_ERRORS.TX_STUCK]: 500,
+  [CHAIN_ERRORS.TX_REFUSED]: 500,
+  [CHAIN_ERRORS.USER_OPERATION_REFUSED]: 500,
+  [CHAIN_ERRORS.USER_OPERATION_REVERTED]: 500,
+  [CHAIN_ERRORS.CHAIN_RUNTIME_MISSING]: 500,
+  // The Ledger Index's codes.
+  [LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID]: 500,
   [LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND]: 404,
+  [LEDGER_INDEX_ERRORS.LEDGER_CURSOR_MOVED]: 500,
+  [LEDGER_INDEX_ERRORS.LEDGER_REORG_TOO_DEEP]: 500,
+  [LEDGER_INDEX_ERRORS.LEDGER_RANGE_LEASE_LOST]: 500,
+  [LEDGER_INDEX_ERRORS.LEDGER_REWIND_INVALID]: 500,
   [LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED]: 503,
-  [API_ERRORS.EXECUTION_NOT_SUSPENDED]: 409,
-  [API_ERRORS.EVIDENCE_SIGNING_DISABLED]: 503,
-  [API_ERRORS.ASSET_NOT_FOUND]: 404,
+  // Webhooks' codes.
+  [WEBHOOK_ERRORS.WEBHOOK_URL_REFUSED]: 500,
   [WEBHOOK_ERRORS.WEBHOOK_SUBSCRIPTION_NOT_FOUND]: 404,
   [WEBHOOK_ERRORS.WEBHOOK_DELIVERY_NOT_FOUND]: 404,
   [WEBHOOK_ERRORS.WEBHOOK_DELIVERY_PENDING]: 409,
+  [WEBHOOK_ERRORS.WEBHOOK_SIGNATURE_INVALID]: 500,
   [WEBHOOK_ERRORS.WEBHOOK_SECRET_KEY_MISSING]: 503,
-};
+  [WEBHOOK_ERRORS.WEBHOOK_SECRET_UNREADABLE]: 500,
+  [WEBHOOK_ERRORS.WEBHOOK_ADDRESS_REFUSED]: 500,
+  // Organisation deployment's codes.
+  [ORGANISATION_ERRORS.ORGANISATION_DEPLOYMENT_IN_PROGRESS]: 500,
+  [ORGANISATION_ERRORS.ORGANISATION_DEPLOYMENT_ABANDONED]: 500,
+  [ORGANISATION_ERRORS.ORGANISATION_SYSTEM_INVALID]: 500,
+  [ORGANISATION_ERRORS.ORGANISATION_SYSTEM_NOT_FOUND]: 500,
+  [ORGANISATION_ERRORS.ORGANISATION_SYSTEMS_MISSING]: 500,
+} as const satisfies Record<ApiVisibleCode, number>;
 
 const TITLES: Readonly<Record<number, string>> = {
   400: "Bad Request",
@@ -84,8 +155,9 @@ const TITLES: Readonly<Record<number, string>> = {
   503: "Service Unavailable",
 };
 
+/** The status of `code`: its entry in STATUS_BY_CODE, 500 for a code no route should answer with. */
 export function statusForCode(code: string): number {
-  return STATUS_BY_CODE[code] ?? 500;
+  return Object.hasOwn(STATUS_BY_CODE, code) ? STATUS_BY_CODE[code as ApiVisibleCode] : 500;
 }
 
 /** `INPUT_INVALID` → `https://tenor.dev/problems/input-invalid`. */
@@ -145,7 +217,11 @@ export function sendProblem(res: Response, problem: Problem): void {
 }
 
 /** Throws a TenorError for the API's own refusals. */
-export function apiError(code: string, message: string, details: Record<string, unknown> = {}): TenorError {
+export function apiError(
+  code: TenorErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+): TenorError {
   return new TenorError(code, message, { details });
 }
 
@@ -218,7 +294,7 @@ export function problemHandler(logger: Logger, options: ProblemHandlerOptions) {
       logger.error("request failed", {
         method: req.method,
         path: req.path,
-        code: mapped instanceof TenorError ? mapped.code : "INTERNAL",
+        code: mapped instanceof TenorError ? mapped.code : API_ERRORS.INTERNAL,
         error: mapped instanceof Error ? mapped.message : String(mapped),
       });
     }

@@ -34,6 +34,14 @@ export const CHAIN_ERRORS = Object.freeze({
   USER_OPERATION_REFUSED: "USER_OPERATION_REFUSED",
   /** The UserOperation ran and its call failed (`UserOperationEvent.success = false`): terminal, never re-sent. */
   USER_OPERATION_REVERTED: "USER_OPERATION_REVERTED",
+  /** This process has no chain runtime bound (runner role only); retryable. */
+  CHAIN_RUNTIME_MISSING: "CHAIN_RUNTIME_MISSING",
 });
 
 export type ChainErrorCode = (typeof CHAIN_ERRORS)[keyof typeof CHAIN_ERRORS];
+
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    chain: ChainErrorCode;
+  }
+}

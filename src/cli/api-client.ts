@@ -1,8 +1,10 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { CLI_ERRORS } from "./cli-error-codes.js";
 import { type CliEnv, UsageError } from "./cli-io.js";
 
 /** A problem+json answer of the API, carried as a TenorError with the API's own code. */
-export class ApiProblem extends TenorError {
+/** Its code is whatever the API answered, read back: not necessarily one this build knows. */
+export class ApiProblem extends TenorError<string> {
   constructor(
     readonly status: number,
     code: string,
@@ -46,7 +48,7 @@ export class ApiClient {
       });
     } catch (error) {
       throw new TenorError(
-        "API_UNREACHABLE",
+        CLI_ERRORS.API_UNREACHABLE,
         `cannot reach the API at ${this.baseUrl}: ${(error as Error).message}`,
         {
           retryable: true,

@@ -1,5 +1,6 @@
 import { REDACTED, redactText, redactValue, SECRET_FIELD } from "../errors/redact.js";
 import { TenorError } from "../errors/tenor-error.js";
+import { CONFIG_ERRORS } from "./config-error-codes.js";
 
 /** One violated rule: which key, what value it had, and the rule it broke. */
 export interface ConfigIssue {
@@ -15,7 +16,7 @@ export class ConfigError extends TenorError {
   constructor(raw: ConfigIssue[]) {
     // A rejected value may be a connection string: its password never reaches the message or details.
     const issues = raw.map(redactIssue);
-    super("CONFIG_INVALID", ConfigError.describe(issues), { details: { issues } });
+    super(CONFIG_ERRORS.CONFIG_INVALID, ConfigError.describe(issues), { details: { issues } });
     this.issues = Object.freeze([...issues]);
   }
 

@@ -1,4 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { CONFIG_ERRORS } from "./config-error-codes.js";
 
 /** The three roles (docs/architecture.md, "Roles"). There is no combined role. */
 export const ROLES = ["api", "runner", "indexer"] as const;
@@ -11,7 +12,7 @@ export function parseRole(value: string | undefined): Role {
   if (value !== undefined && (ROLES as readonly string[]).includes(value)) return value as Role;
   const shown = value === undefined || value === "" ? "(missing)" : JSON.stringify(value);
   throw new TenorError(
-    "ROLE_INVALID",
+    CONFIG_ERRORS.ROLE_INVALID,
     `${ROLE_ENV} = ${shown}: must be one of ${ROLES.join(", ")} (each process runs exactly one role; there is no combined role)`,
     { details: { key: ROLE_ENV, value: value ?? null, allowed: [...ROLES] } },
   );

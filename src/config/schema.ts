@@ -47,6 +47,14 @@ const healthIntervalSeconds = z.coerce
   )
   .default(60);
 
+/**
+ * Default of a nested object: what its own fields' defaults make of `{}`, so each default is
+ * stated once, at its field. `.prefault({})` would parse the same, but the JSON Schema the Helm
+ * chart validates against would then show `{}` as the object's default instead of its values.
+ */
+const defaultFromFields = <T extends z.ZodType<object>>(schema: T) =>
+  schema.default(() => schema.parse({}) as z.util.NoUndefined<z.output<T>>);
+
 /** Id of a webhook secret key: stored beside every secret it encrypts, so it never changes. */
 const SECRET_KEY_ID = /^[A-Za-z0-9_.-]{1,64}$/;
 
@@ -127,7 +135,7 @@ export const configSchema = z
               .default(10),
           })
           .strict()
-          .default({ max: 2_000, windowSeconds: 10 }),
+          .apply(defaultFromFields),
         /**
          * HTTP server timeouts, in milliseconds. keepAliveTimeoutMs stays above common load
          * balancer idle timeouts (60 s) so the balancer, not Tenor, closes idle connections;
@@ -157,7 +165,7 @@ export const configSchema = z
                 message: `must be ≥ api.http.headersTimeoutMs (${v.headersTimeoutMs})`,
               });
           })
-          .default({ keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 }),
+          .apply(defaultFromFields),
         /**
          * Admission control: past any bound a request is refused at once with 503 and
          * Retry-After instead of queueing behind the database (health and /metrics exempt).
@@ -196,33 +204,10 @@ export const configSchema = z
             retryAfterSeconds: positiveInt(1, 1),
           })
           .strict()
-          .default({
-            maxPoolWaitMs: 250,
-            maxInFlight: 0,
-            maxEventLoopUtilization: 0,
-            maxEventLoopLagMs: 500,
-            retryAfterSeconds: 1,
-          }),
+          .apply(defaultFromFields),
       })
       .strict()
-      .default({
-        port: 3000,
-        healthPort: 3003,
-        maxPreferWaitSeconds: 30,
-        waitFallbackPollMs: 1_000,
-        bodyLimitBytes: 1_048_576,
-        idempotencyTtlSeconds: 86_400,
-        noMutationThresholdSeconds: 3_600,
-        rateLimit: { max: 2_000, windowSeconds: 10 },
-        http: { keepAliveTimeoutMs: 65_000, headersTimeoutMs: 66_000, requestTimeoutMs: 300_000 },
-        admission: {
-          maxPoolWaitMs: 250,
-          maxInFlight: 0,
-          maxEventLoopUtilization: 0,
-          maxEventLoopLagMs: 500,
-          retryAfterSeconds: 1,
-        },
-      }),
+      .apply(defaultFromFields),
     /** The role's PostgreSQL pool (src/store/pg-pool.ts). */
     database: z
       .object({
@@ -258,11 +243,11 @@ export const configSchema = z
           .default(true),
       })
       .strict()
-      .default({ poolMax: 20, namedStatements: true }),
+      .apply(defaultFromFields),
     runner: z
       .object({ healthPort: port(3001) })
       .strict()
-      .default({ healthPort: 3001 }),
+      .apply(defaultFromFields),
     indexer: z
       .object({
         healthPort: port(3002),
@@ -276,13 +261,7 @@ export const configSchema = z
         leaseMs: intBetween(500, 600_000, 30_000),
       })
       .strict()
-      .default({
-        healthPort: 3002,
-        pollIntervalMs: 1_000,
-        batchBlocks: 100,
-        rangeBlocks: 2_000,
-        leaseMs: 30_000,
-      }),
+      .apply(defaultFromFields),
     shutdown: z
       .object({
         /** Bounded drain after SIGTERM, in milliseconds; past it the process exits 1. */
@@ -304,7 +283,7 @@ export const configSchema = z
             message: `must be < shutdown.graceMs (${v.graceMs})`,
           });
       })
-      .default({ graceMs: 10_000, readinessDelayMs: 0 }),
+      .apply(defaultFromFields),
     /**
      * Startup relaunch (docs/operations.md, "Start, drain, overload"): a role whose dependencies fail
      * before it is up retries in process with exponential backoff for `relaunchBudgetMs`, logging
@@ -321,7 +300,7 @@ export const configSchema = z
         maxDelayMs: positiveInt(10_000, 10),
       })
       .strict()
-      .default({ relaunchBudgetMs: 60_000, initialDelayMs: 500, maxDelayMs: 10_000 }),
+      .apply(defaultFromFields),
     durable: z
       .object({
         /**
@@ -354,7 +333,7 @@ export const configSchema = z
                 message: `must be ≥ 3 × durable.sharding.refreshIntervalMs (${3 * v.refreshIntervalMs})`,
               });
           })
-          .default({ shardCount: 64, refreshIntervalMs: 2_000, livenessWindowMs: 10_000 }),
+          .apply(defaultFromFields),
         confirmationWatcher: z
           .object({
             intervalMs: z.coerce
@@ -365,7 +344,7 @@ export const configSchema = z
               .default(250),
           })
           .strict()
-          .default({ intervalMs: 250 }),
+          .apply(defaultFromFields),
         /** Daily deletion of completed queue messages and terminal projections (docs/schedules.md). */
         retention: z
           .object({
@@ -379,7 +358,7 @@ export const configSchema = z
               .default(500),
           })
           .strict()
-          .default({ days: 30, batchSize: 500 }),
+          .apply(defaultFromFields),
         /**
          * BullMQ job lock: a runner that dies is detected after at most about
          * `lockDurationMs + stalledIntervalMs`. Shorter means faster takeover and more
@@ -391,7 +370,7 @@ export const configSchema = z
             stalledIntervalMs: positiveInt(3_000, 500),
           })
           .strict()
-          .default({ lockDurationMs: 4_000, stalledIntervalMs: 3_000 }),
+          .apply(defaultFromFields),
         /**
          * Runner liveness (docs/engine.md, "Crash recovery"): every runner holds a session
          * advisory lock on a reserved PostgreSQL connection and, every `checkIntervalMs`, looks for
@@ -403,7 +382,7 @@ export const configSchema = z
             checkIntervalMs: intBetween(50, 60_000, 250),
           })
           .strict()
-          .default({ checkIntervalMs: 250 }),
+          .apply(defaultFromFields),
         /** Workflow turns one runner process advances at once. */
         runnerConcurrency: positiveInt(100),
         /**
@@ -422,12 +401,12 @@ export const configSchema = z
             maxDelayMs: positiveInt(60_000, 10),
           })
           .strict()
-          .default({ maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 }),
+          .apply(defaultFromFields),
         /** The convergent sweep that re-enqueues executions PostgreSQL says should move. */
         sweep: z
           .object({ intervalMs: positiveInt(5_000, 100), graceMs: positiveInt(10_000, 0) })
           .strict()
-          .default({ intervalMs: 5_000, graceMs: 10_000 }),
+          .apply(defaultFromFields),
         /** The runner schedule filling nonces held by failed chain writes (docs/chains.md, "Nonce recovery"). */
         nonceRecovery: z
           .object({
@@ -440,7 +419,7 @@ export const configSchema = z
               .default(60_000),
           })
           .strict()
-          .default({ intervalMs: 60_000 }),
+          .apply(defaultFromFields),
         /** Keyed serialization: entity commands and keyed workflows (docs/keyed.md). */
         keyed: z
           .object({
@@ -456,34 +435,16 @@ export const configSchema = z
             graceMs: positiveInt(5_000, 0),
           })
           .strict()
-          .default({
-            leaseMs: 10_000,
-            batchSize: 128,
-            concurrency: 4,
-            repairIntervalMs: 1_000,
-            graceMs: 5_000,
-          }),
+          .apply(defaultFromFields),
       })
       .strict()
-      .default({
-        sharding: { shardCount: 64, refreshIntervalMs: 2_000, livenessWindowMs: 10_000 },
-        confirmationWatcher: { intervalMs: 250 },
-        retention: { days: 30, batchSize: 500 },
-        lock: { lockDurationMs: 4_000, stalledIntervalMs: 3_000 },
-        liveness: { checkIntervalMs: 250 },
-        runnerConcurrency: 100,
-        maxStoredValueBytes: DEFAULT_MAX_STORED_VALUE_BYTES,
-        recovery: { maxAttempts: 10, maxDurationMs: 3_600_000, baseDelayMs: 1_000, maxDelayMs: 60_000 },
-        sweep: { intervalMs: 5_000, graceMs: 10_000 },
-        nonceRecovery: { intervalMs: 60_000 },
-        keyed: { leaseMs: 10_000, batchSize: 128, concurrency: 4, repairIntervalMs: 1_000, graceMs: 5_000 },
-      }),
+      .apply(defaultFromFields),
     monitoring: z
       .object({
         blockchainHealthCollector: z
           .object({ intervalSeconds: healthIntervalSeconds })
           .strict()
-          .default({ intervalSeconds: 60 }),
+          .apply(defaultFromFields),
         /** Hourly outcome buckets: how often the rollup schedule looks for hours to build, in seconds. */
         rollups: z
           .object({
@@ -495,10 +456,10 @@ export const configSchema = z
               .default(300),
           })
           .strict()
-          .default({ intervalSeconds: 300 }),
+          .apply(defaultFromFields),
       })
       .strict()
-      .default({ blockchainHealthCollector: { intervalSeconds: 60 }, rollups: { intervalSeconds: 300 } }),
+      .apply(defaultFromFields),
     /** Organisation deployment (docs/organisations.md). */
     organisations: z
       .object({
@@ -506,7 +467,7 @@ export const configSchema = z
         abandonedDeploymentsIntervalMs: intBetween(1_000, 3_600_000, 60_000),
       })
       .strict()
-      .default({ abandonedDeploymentsIntervalMs: 60_000 }),
+      .apply(defaultFromFields),
     /**
      * Webhook delivery (docs/webhooks.md): the runners' dispatcher sends each pending delivery,
      * retrying with exponential backoff and jitter, and dead-letters it after `maxAttempts`.
@@ -533,7 +494,7 @@ export const configSchema = z
                 message: `must be ≥ webhooks.backoff.baseMs (${v.baseMs})`,
               });
           })
-          .default({ baseMs: 1_000, maxMs: 3_600_000 }),
+          .apply(defaultFromFields),
         /**
          * How old a signature's timestamp may be when a receiver checks it, in seconds (documented
          * to receivers; the verification helper's default). Each attempt is signed afresh.
@@ -595,23 +556,13 @@ export const configSchema = z
           .default(false),
       })
       .strict()
-      .default({
-        timeoutMs: 10_000,
-        maxAttempts: 8,
-        backoff: { baseMs: 1_000, maxMs: 3_600_000 },
-        replayWindowSeconds: 300,
-        concurrency: 8,
-        pollIntervalMs: 1_000,
-        allowPrivateAddresses: false,
-        secretKeys: [],
-        plaintextSecrets: false,
-      }),
+      .apply(defaultFromFields),
     /**
      * Evidence export (docs/console.md): `signingKey` names where the api reads the Ed25519 private
      * key (PKCS#8 PEM) that signs every export, `{ env: NAME }` or `{ file: /path }`. Unset: the
      * export answers 503 EVIDENCE_SIGNING_DISABLED.
      */
-    evidence: z.object({ signingKey: secretSourceSchema.optional() }).strict().default({}),
+    evidence: z.object({ signingKey: secretSourceSchema.optional() }).strict().apply(defaultFromFields),
     /** Chains Tenor writes to, and the signers that sign for them (src/config/chains-schema.ts). */
     chains: chainsSchema,
     signers: signersSchema,

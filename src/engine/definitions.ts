@@ -1,3 +1,4 @@
+import type { TenorErrorCode } from "../errors/error-code-registry.js";
 import { TenorError } from "../errors/tenor-error.js";
 
 /**
@@ -21,7 +22,7 @@ export interface DefinitionKind {
   /** Singular and plural, for messages: "workflow" / "workflows". */
   noun: string;
   plural: string;
-  codes: { duplicate: string; unknown: string; notRegistered: string };
+  codes: { duplicate: TenorErrorCode; unknown: TenorErrorCode; notRegistered: TenorErrorCode };
 }
 
 function versionOf(definition: Definition): number {

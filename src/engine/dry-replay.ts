@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ChildDispatcher } from "./context.js";
 import { WorkflowContext } from "./context.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
 import { type NonDeterminismError, TurnFencedError } from "./errors.js";
 import type { ExecutionStore, JournalEntry } from "./execution-store.js";
 import { encodeValue } from "./journal-codec.js";
@@ -204,7 +205,7 @@ function classify(
   const error = settled.error as { code?: unknown; message?: unknown };
   return {
     kind: "throws",
-    code: typeof error?.code === "string" ? error.code : "WORKFLOW_CODE_ERROR",
+    code: typeof error?.code === "string" ? error.code : ENGINE_ERRORS.WORKFLOW_CODE_ERROR,
     message: typeof error?.message === "string" ? error.message : String(settled.error),
   };
 }

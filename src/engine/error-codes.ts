@@ -59,6 +59,14 @@ export const ENGINE_ERRORS = {
   APPROVAL_PARAMS_CHANGED: "APPROVAL_PARAMS_CHANGED",
   /** A workflow that declares `key` was started by a client without keyed admission (src/keyed). */
   KEYED_ADMISSION_MISSING: "KEYED_ADMISSION_MISSING",
+  /** A refusal recorded from a thrown value with neither a code nor a name. */
+  REFUSED: "REFUSED",
 } as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERRORS)[keyof typeof ENGINE_ERRORS];
+
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    engine: EngineErrorCode;
+  }
+}

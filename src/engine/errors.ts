@@ -22,7 +22,8 @@ export interface FailureRecord {
  * journaled as that step's result and re-raised identically on replay; thrown from the body it
  * ends the run `failed` with its code. Never retried by the engine.
  */
-export class BusinessError extends TenorError {
+/** Its code is the workflow's own: any stable string, registered or not. */
+export class BusinessError extends TenorError<string> {
   constructor(code: string, message: string, details: Record<string, unknown> = {}, retryable = false) {
     super(code, message, { details, retryable });
   }

@@ -1,4 +1,5 @@
 import { TenorError } from "../errors/tenor-error.js";
+import { ENGINE_ERRORS } from "./error-codes.js";
 import { BusinessError, type FailureRecord, storableFailure } from "./errors.js";
 
 /** A class a step or activity names as non-retryable (a refusal). */
@@ -16,7 +17,7 @@ export function refusalRecord(error: unknown): FailureRecord {
   if (error instanceof TenorError) return storableFailure({ ...error.toJSON(), name: error.name });
   const e = error as Error & { code?: unknown; details?: unknown };
   return storableFailure({
-    code: typeof e.code === "string" ? e.code : (e.name ?? "REFUSED"),
+    code: typeof e.code === "string" ? e.code : (e.name ?? ENGINE_ERRORS.REFUSED),
     message: e.message,
     retryable: false,
     details:

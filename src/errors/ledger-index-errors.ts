@@ -15,3 +15,11 @@ export const LEDGER_INDEX_ERRORS = Object.freeze({
   /** The index did not reach the block within the wait's budget (retryable). */
   LEDGER_NOT_INDEXED: "LEDGER_NOT_INDEXED",
 });
+
+export type LedgerIndexErrorCode = (typeof LEDGER_INDEX_ERRORS)[keyof typeof LEDGER_INDEX_ERRORS];
+
+declare module "./error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    ledgerIndex: LedgerIndexErrorCode;
+  }
+}

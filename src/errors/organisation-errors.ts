@@ -11,3 +11,11 @@ export const ORGANISATION_ERRORS = Object.freeze({
   /** This process has no organisation systems store bound (runner role only); retryable. */
   ORGANISATION_SYSTEMS_MISSING: "ORGANISATION_SYSTEMS_MISSING",
 });
+
+export type OrganisationErrorCode = (typeof ORGANISATION_ERRORS)[keyof typeof ORGANISATION_ERRORS];
+
+declare module "./error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    organisations: OrganisationErrorCode;
+  }
+}

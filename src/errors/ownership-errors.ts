@@ -17,6 +17,14 @@ export const OWNERSHIP_ERRORS = {
    * its advisory locks would be shared with other clients. Not retryable: a configuration fix.
    */
   RESERVED_SESSION_POOLED: "RESERVED_SESSION_POOLED",
+  /** The abort reason of work under a shard this process released (lost or handed over). */
+  SHARD_RELEASED: "SHARD_RELEASED",
 } as const;
 
 export type OwnershipErrorCode = (typeof OWNERSHIP_ERRORS)[keyof typeof OWNERSHIP_ERRORS];
+
+declare module "./error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    ownership: OwnershipErrorCode;
+  }
+}

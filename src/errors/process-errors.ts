@@ -6,6 +6,14 @@ export const PROCESS_ERRORS = {
    * cannot be probed must not take work.
    */
   PORT_UNAVAILABLE: "PORT_UNAVAILABLE",
+  /** PostgreSQL or Redis could not be reached at start (retried within the relaunch budget). */
+  DEPENDENCY_UNREACHABLE: "DEPENDENCY_UNREACHABLE",
 } as const;
 
 export type ProcessErrorCode = (typeof PROCESS_ERRORS)[keyof typeof PROCESS_ERRORS];
+
+declare module "./error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    process: ProcessErrorCode;
+  }
+}

@@ -17,4 +17,14 @@ export const WEBHOOK_ERRORS = Object.freeze({
   WEBHOOK_SECRET_KEY_MISSING: "WEBHOOK_SECRET_KEY_MISSING",
   /** A stored signing secret that does not decrypt with the key of its id: the key was changed. */
   WEBHOOK_SECRET_UNREADABLE: "WEBHOOK_SECRET_UNREADABLE",
+  /** The DNS lookup of a delivery resolved to an internal address: the attempt fails, never a route. */
+  WEBHOOK_ADDRESS_REFUSED: "WEBHOOK_ADDRESS_REFUSED",
 });
+
+export type WebhookErrorCode = (typeof WEBHOOK_ERRORS)[keyof typeof WEBHOOK_ERRORS];
+
+declare module "./error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    webhooks: WebhookErrorCode;
+  }
+}

@@ -194,7 +194,7 @@ async function runOne(
       id: row.id,
       status: "queued",
       reply: null,
-      error: toFailureRecord(error, "COMMAND_TRANSIENT"),
+      error: toFailureRecord(error, KEYED_ERRORS.COMMAND_TRANSIENT),
       failedAttempt: 1,
     };
   }
@@ -206,7 +206,7 @@ async function runOne(
   return { id: row.id, status: "done", reply: output, error: null, failedAttempt: 0 };
 }
 
-function refusal(row: LockedCommand, error: TenorError, failedAttempt: 0 | 1 = 0): CommandOutcome {
+function refusal(row: LockedCommand, error: TenorError<string>, failedAttempt: 0 | 1 = 0): CommandOutcome {
   return {
     id: row.id,
     status: "failed",

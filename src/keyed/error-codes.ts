@@ -16,6 +16,14 @@ export const KEYED_ERRORS = {
   COMMAND_REPLY_TIMEOUT: "COMMAND_REPLY_TIMEOUT",
   /** A handler kept failing on transient errors past the entity's attempt bound. */
   COMMAND_ATTEMPTS_EXHAUSTED: "COMMAND_ATTEMPTS_EXHAUSTED",
+  /** A handler failed on something that is not a TenorError: recorded for the retry, not final. */
+  COMMAND_TRANSIENT: "COMMAND_TRANSIENT",
 } as const;
 
 export type KeyedErrorCode = (typeof KEYED_ERRORS)[keyof typeof KEYED_ERRORS];
+
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    keyed: KeyedErrorCode;
+  }
+}

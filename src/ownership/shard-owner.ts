@@ -295,7 +295,9 @@ export class ShardOwner {
     const held = this.held.get(shard);
     if (!held) return;
     this.held.delete(shard);
-    held.controller.abort(new TenorError("SHARD_RELEASED", `shard ${shard} released (${reason})`));
+    held.controller.abort(
+      new TenorError(OWNERSHIP_ERRORS.SHARD_RELEASED, `shard ${shard} released (${reason})`),
+    );
     this.stats.releases++;
     try {
       await this.options.work?.stop(shard, reason);

@@ -3,6 +3,7 @@ import type { Pool } from "pg";
 import type { Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
 import { reservedSessionUrl } from "../config/session-url.js";
+import { PROCESS_ERRORS } from "../errors/process-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { checkReservedSession } from "../ownership/reserved-connection.js";
 import { POSTGRES_START_HINT } from "../store/migrations/migration-error.js";
@@ -37,7 +38,7 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
   } catch (error) {
     await pool.end().catch(() => undefined);
     throw new TenorError(
-      "DEPENDENCY_UNREACHABLE",
+      PROCESS_ERRORS.DEPENDENCY_UNREACHABLE,
       `PostgreSQL at ${redactUrl(config.databaseUrl)} is unreachable (${(error as Error).message}). ${POSTGRES_START_HINT}`,
       { retryable: true, details: { dependency: "postgresql" } },
     );
@@ -51,7 +52,7 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
       await pool.end().catch(() => undefined);
       if (error instanceof TenorError) throw error;
       throw new TenorError(
-        "DEPENDENCY_UNREACHABLE",
+        PROCESS_ERRORS.DEPENDENCY_UNREACHABLE,
         `PostgreSQL at ${redactUrl(reservedSessionUrl(config))} (reserved sessions) is unreachable (${(error as Error).message}). ${POSTGRES_START_HINT}`,
         { retryable: true, details: { dependency: "postgresql" } },
       );
@@ -67,7 +68,7 @@ export async function connectDependencies(config: TenorConfig, role: Role): Prom
     workerRedis.disconnect();
     await pool.end().catch(() => undefined);
     throw new TenorError(
-      "DEPENDENCY_UNREACHABLE",
+      PROCESS_ERRORS.DEPENDENCY_UNREACHABLE,
       `Redis at ${redactUrl(config.redisUrl)} is unreachable (${(error as Error).message}). ${REDIS_START_HINT}`,
       { retryable: true, details: { dependency: "redis" } },
     );

@@ -1,4 +1,5 @@
 import { ConfigError } from "../config/config-error.js";
+import { CONFIG_ERRORS } from "../config/config-error-codes.js";
 import { loadConfig } from "../config/load-config.js";
 import { parseRole, type Role } from "../config/role.js";
 import type { TenorConfig } from "../config/schema.js";
@@ -39,7 +40,9 @@ export async function runRoleProcess(io: ProcessIo, starters: RoleStarters): Pro
   } catch (error) {
     io.stderr(`tenor: ${(error as Error).message}\n`);
     io.exit(
-      error instanceof ConfigError || toTenorError(error).code === "ROLE_INVALID" ? EXIT.usage : EXIT.failure,
+      error instanceof ConfigError || toTenorError(error).code === CONFIG_ERRORS.ROLE_INVALID
+        ? EXIT.usage
+        : EXIT.failure,
     );
     return;
   }

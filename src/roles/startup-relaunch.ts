@@ -19,7 +19,7 @@ export interface RelaunchOptions {
 /** Why startup gave up: the last failure, after how many attempts and how long. */
 export class StartupFailed extends Error {
   constructor(
-    readonly failure: TenorError,
+    readonly failure: TenorError<string>,
     readonly attempts: number,
     readonly elapsedMs: number,
     readonly budgetExhausted: boolean,

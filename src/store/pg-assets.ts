@@ -27,6 +27,12 @@ export type AssetClaimRow =
 /** Thrown when a write names an execution that no longer owns the asset. */
 export const ASSET_NOT_OWNED = "ASSET_NOT_OWNED";
 
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    assetStore: typeof ASSET_NOT_OWNED;
+  }
+}
+
 const COLUMNS = `id, org_id, template_id, symbol, name, kind, chain_id, execution_id, status, token, feed,
   resolver, hashes, created_at, activated_at`;
 

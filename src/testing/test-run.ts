@@ -32,6 +32,12 @@ const TERMINAL: readonly ExecutionStatus[] = ["completed", "failed"];
 /** Code of a vote the approvals store refused (its reason in `details.refusal`: self-approval, duplicate, ...). */
 export const VOTE_REFUSED = "TEST_VOTE_REFUSED";
 
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    testing: typeof VOTE_REFUSED;
+  }
+}
+
 /**
  * One execution under test: drive it (signal, approve or reject as a named subject, cancel) and
  * assert on what PostgreSQL holds (status, what it waits for, output, journal, recorded history).

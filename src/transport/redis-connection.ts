@@ -1,5 +1,6 @@
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import { TenorError } from "../errors/tenor-error.js";
+import { TRANSPORT_ERRORS } from "./transport-error-codes.js";
 
 /**
  * Opens an ioredis connection. Worker and blocking connections must use
@@ -45,7 +46,10 @@ export async function readEvictionPolicy(redis: Redis): Promise<string> {
   const info = await redis.info("memory");
   const match = /^maxmemory_policy:(\S+)/m.exec(info);
   if (!match?.[1])
-    throw new TenorError("REDIS_POLICY_UNKNOWN", "Redis INFO memory did not report maxmemory_policy");
+    throw new TenorError(
+      TRANSPORT_ERRORS.REDIS_POLICY_UNKNOWN,
+      "Redis INFO memory did not report maxmemory_policy",
+    );
   return match[1];
 }
 
@@ -54,7 +58,7 @@ export async function assertNoEviction(redis: Redis, url: string): Promise<void>
   const policy = await readEvictionPolicy(redis);
   if (policy === REQUIRED_EVICTION_POLICY) return;
   throw new TenorError(
-    "REDIS_EVICTION_POLICY",
+    TRANSPORT_ERRORS.REDIS_EVICTION_POLICY,
     `Redis at ${redactUrl(url)} has maxmemory-policy=${policy}; Tenor runners require ${REQUIRED_EVICTION_POLICY} ` +
       "because evicted lock or job keys silently lose or duplicate work. Fix: " +
       `redis-cli -u ${redactUrl(url)} CONFIG SET maxmemory-policy ${REQUIRED_EVICTION_POLICY} ` +

@@ -50,13 +50,17 @@ export const ValueErrorCode = {
 /** One of the stable codes in {@link ValueErrorCode}. */
 export type ValueErrorCode = (typeof ValueErrorCode)[keyof typeof ValueErrorCode];
 
+declare module "../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    values: ValueErrorCode;
+  }
+}
+
 /**
  * The only error the value boundary throws on purpose. Never retryable: the same input fails the
  * same way. `details` names the rule and the offending value (as a string, never a `number`).
  */
-export class ValueError extends TenorError {
-  declare readonly code: ValueErrorCode;
-
+export class ValueError extends TenorError<ValueErrorCode> {
   constructor(code: ValueErrorCode, message: string, details: Record<string, unknown> = {}) {
     super(code, message, { retryable: false, details });
   }

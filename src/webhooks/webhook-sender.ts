@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from "nod
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { WEBHOOK_ERRORS } from "../errors/webhook-errors.js";
 import { isInternalAddress, urlRefusal } from "./address-policy.js";
 
 /** One HTTP attempt of a delivery. */
@@ -108,7 +109,7 @@ const guardedLookup: LookupFunction = (hostname, options, callback) => {
     if (internal) {
       callback(
         Object.assign(new Error(`address refused: ${hostname} resolves to internal ${internal}`), {
-          code: "WEBHOOK_ADDRESS_REFUSED",
+          code: WEBHOOK_ERRORS.WEBHOOK_ADDRESS_REFUSED,
         }),
         address as string,
         family,

@@ -54,7 +54,7 @@ describe("problem mapping", () => {
     const problem = toProblem(new Error("connection to db-secret-host refused"), "/y");
     expect(problem).toMatchObject({ status: 500, code: "INTERNAL", retryable: true });
     expect(JSON.stringify(problem)).not.toContain("db-secret-host");
-    expect(toProblem(new TenorError("UNMAPPED_CODE", "internal detail"), "/z").detail).not.toContain(
+    expect(toProblem(new TenorError<string>("UNMAPPED_CODE", "internal detail"), "/z").detail).not.toContain(
       "internal detail",
     );
   });

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import type { FailureRecord } from "../../engine/errors.js";
 import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
@@ -12,7 +13,7 @@ export function executionPath(id: string): string {
 
 /** What a caller should do about a failure, from its `retryable` flag and code. */
 export function retryGuidance(failure: FailureRecord): string {
-  if (failure.code === "CANCELLED") {
+  if (failure.code === ENGINE_ERRORS.CANCELLED) {
     return "Cancelled on request. To run it again, start a new execution with a new Idempotency-Key.";
   }
   if (failure.retryable) {

@@ -1,5 +1,6 @@
 import { TenorError } from "../../errors/tenor-error.js";
 import type { EntityClient } from "../../keyed/entity-client.js";
+import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { nonceEntity } from "../nonce-entity.js";
 import type { ChainClients } from "../rpc-clients.js";
 import type { SignerRegistry } from "../signers/signer-registry.js";
@@ -39,7 +40,7 @@ export function bindChainRuntime(runtime: ChainRuntime): () => void {
 export function chainRuntime(): ChainRuntime {
   if (!bound) {
     throw new TenorError(
-      "CHAIN_RUNTIME_MISSING",
+      CHAIN_ERRORS.CHAIN_RUNTIME_MISSING,
       "this process has no chain runtime bound (runner role only)",
       {
         retryable: true,

@@ -28,15 +28,19 @@ export const MigrationErrorCode = {
 /** One of {@link MigrationErrorCode}'s values. */
 export type MigrationErrorCode = (typeof MigrationErrorCode)[keyof typeof MigrationErrorCode];
 
+declare module "../../errors/error-code-registry.js" {
+  interface ErrorCodeRegistry {
+    migrations: MigrationErrorCode;
+  }
+}
+
 /** How to start PostgreSQL on a Tenor machine, quoted in {@link MigrationError.unreachable}. */
 export const POSTGRES_START_HINT =
   "Start PostgreSQL with `pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start` " +
   "or `docker compose up -d postgres`.";
 
 /** Any failure of the database preparation code in src/store/migrations. */
-export class MigrationError extends TenorError {
-  declare readonly code: MigrationErrorCode;
-
+export class MigrationError extends TenorError<MigrationErrorCode> {
   constructor(
     code: MigrationErrorCode,
     message: string,
