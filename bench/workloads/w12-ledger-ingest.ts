@@ -9,8 +9,8 @@ import { chainShardKey, LedgerIndexer } from "../../src/ledger-index/ledger-inde
 import { transferColumns } from "../../src/ledger-index/store/transfers.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { shardOf } from "../../src/ownership/shard-map.js";
+import { bumpOwnerEpoch } from "../../src/ownership/store/shard-fence.js";
 import { ledgerIndexStores } from "../../src/roles/ledger-index-stores.js";
-import { bumpOwnerEpoch } from "../../src/store/shard-fence.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../test/support/anvil.js";
 import { nowMs } from "../lib/concurrency.js";
 import { measure, notMeasured, type SystemResult, type Workload } from "./types.js";

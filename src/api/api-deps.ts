@@ -14,7 +14,9 @@ import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
+import type { WebhookStore } from "../webhooks/webhook-store.js";
 import type { AdmissionSettings } from "./admission.js";
 
 /** The `api.*` settings the routes use (src/config/schema.ts documents units and defaults). */
@@ -46,6 +48,8 @@ export interface ApiDeps {
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;
+  /** Whether a waiting execution's wait is satisfied now: a replayed request rings again only then. */
+  waitProbe: PgWaitProbe;
   /** The Ledger Index's heights (the indexed wait of a chain write), balances and per-chain health. */
   ledgerReads: LedgerReads;
   /** Which contracts each organisation tracks: the index's reads answer only for those. */
@@ -69,6 +73,8 @@ export interface ApiDeps {
    * (`webhooks.secretKeys`). Absent: internal addresses are refused and so is a new subscription.
    */
   webhooks?: { allowPrivateAddresses: boolean; keyring: WebhookSecretKeyring };
+  /** Webhook subscriptions, deliveries and dead letters of every organisation. */
+  webhookStore: WebhookStore;
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
   /** The application's own modules (`Application.routes`), mounted and documented like the platform's. */

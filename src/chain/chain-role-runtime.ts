@@ -7,12 +7,12 @@ import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { executionOrg } from "../store/chain-watch-sql.js";
 import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
 import { bindIndexedHeights, type IndexedHeightReader } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
+import { executionOrg } from "./store/chain-watch-sql.js";
 import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineEntity } from "../keyed/entity.js";
-import { reserveNonce } from "../store/pg-nonce-reservations.js";
+import { reserveNonce } from "./store/pg-nonce-reservations.js";
 
 export const ReserveNonceInput = z.object({
   chainId: z.number().int().positive(),
@@ -27,7 +27,7 @@ export const nonceEntity = defineEntity({
       input: ReserveNonceInput,
       output: ReservedNonce,
       async handle(ctx, input) {
-        const nonce = await reserveNonce((text, values) => ctx.query(text, values), {
+        const nonce = await reserveNonce(ctx, {
           chainId: input.chainId,
           sender: input.sender,
           commandId: ctx.commandId,

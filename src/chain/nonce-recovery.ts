@@ -2,16 +2,16 @@ import type { Pool } from "pg";
 import type { Address } from "viem";
 import type { Logger } from "../observability/logger.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "../schedules/schedule-definition.js";
+import { defineChain } from "../values/index.js";
+import { broadcast, signAttempt, suggestFees } from "./lifecycle/node-steps.js";
+import type { ChainClients } from "./rpc-clients.js";
+import type { SignerRegistry } from "./signers/signer-registry.js";
 import {
   listOpenNonceGaps,
   type NonceGap,
   recordNonceGapFill,
   settleNonceGap,
-} from "../store/pg-nonce-gaps.js";
-import { defineChain } from "../values/index.js";
-import { broadcast, signAttempt, suggestFees } from "./lifecycle/node-steps.js";
-import type { ChainClients } from "./rpc-clients.js";
-import type { SignerRegistry } from "./signers/signer-registry.js";
+} from "./store/pg-nonce-gaps.js";
 
 /** The lifecycle workflow's name (its reservations are the ones a failure can strand). */
 const LIFECYCLE_WORKFLOW = "chain.transaction";

@@ -1,36 +1,25 @@
-import type { Pool, PoolClient, QueryResultRow } from "pg";
+import type { Pool, QueryResultRow } from "pg";
 import { z } from "zod";
 import { BusinessError, type FailureRecord, toFailureRecord } from "../engine/errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { json } from "../store/json-param.js";
-import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { withTransaction } from "../store/with-transaction.js";
 import type { AnyEntity, EntityContext } from "./entity.js";
 import type { EntityRegistry } from "./entity-registry.js";
 import { KEYED_ERRORS } from "./error-codes.js";
 import type { ClaimedItem } from "./keyed-lanes.js";
 import type { ReplyMessage } from "./keyed-names.js";
-
-interface LockedCommand {
-  id: string;
-  entity: string;
-  command: string;
-  command_id: string;
-  key: string;
-  input: unknown;
-  status: "queued" | "running" | "done" | "failed";
-  reply: unknown;
-  error: FailureRecord | null;
-  attempts: number;
-}
-
-interface Outcome {
-  id: string;
-  status: "queued" | "done" | "failed";
-  reply: unknown;
-  error: FailureRecord | null;
-  failedAttempt: 0 | 1;
-}
+import {
+  type CommandOutcome,
+  type LockedCommand,
+  lockCommands,
+  lockStates,
+  openHandlerSavepoint,
+  type Queryable,
+  releaseHandlerSavepoint,
+  rollbackHandlerSavepoint,
+  runHandlerStatement,
+  writeOutcomes,
+} from "./store/pg-keyed-commands.js";
 
 /** What one batch ended with; the worker releases `finished` and publishes their replies. */
 export interface BatchResult {
@@ -41,8 +30,6 @@ export interface BatchResult {
   /** Commands this runner cannot handle (entity not registered here): left for another runner. */
   skipped: string[];
 }
-
-const SAVEPOINT = "keyed_command";
 
 /**
  * Runs a claimed batch in one PostgreSQL transaction: locks the commands (a redelivered command
@@ -57,7 +44,10 @@ export async function runEntityBatch(
 ): Promise<BatchResult> {
   const channels = new Map(claimed.map((c) => [c.id, c.channel]));
   return withTransaction(pool, async (client) => {
-    const { rows } = await client.query<LockedCommand>(KEYED_SQL.lockCommands, [claimed.map((c) => c.id)]);
+    const rows = await lockCommands(
+      client,
+      claimed.map((c) => c.id),
+    );
     const result: BatchResult = { finished: [], retried: [], skipped: [] };
     const toRun: LockedCommand[] = [];
     for (const row of rows) {
@@ -69,8 +59,8 @@ export async function runEntityBatch(
         toRun.push(row);
       }
     }
-    const states = await lockStates(client, registry, toRun);
-    const outcomes: Outcome[] = [];
+    const states = await lockKeyStates(client, registry, toRun);
+    const outcomes: CommandOutcome[] = [];
     for (const row of toRun) {
       const entity = registry.get(row.entity);
       const laneState = `${row.entity}\u0000${row.key}`;
@@ -79,7 +69,7 @@ export async function runEntityBatch(
       if (outcome.status === "queued") result.retried.push(row.id);
       else result.finished.push(reply(row.id, outcome.status, outcome.reply, outcome.error, channels));
     }
-    await writeOutcomes(client, outcomes, states);
+    await recordOutcomes(client, outcomes, states);
     return result;
   });
 }
@@ -93,12 +83,12 @@ interface KeyState {
   changed: boolean;
 }
 
-async function lockStates(
-  client: PoolClient,
+async function lockKeyStates(
+  client: Queryable,
   registry: EntityRegistry,
   rows: readonly LockedCommand[],
 ): Promise<Map<string, KeyState>> {
-  const wanted = new Map<string, { entity: string; key: string; initial: string | null }>();
+  const wanted = new Map<string, { entity: string; key: string; state: unknown }>();
   for (const row of rows) {
     const entity = registry.get(row.entity);
     if (!entity.state) continue;
@@ -107,16 +97,12 @@ async function lockStates(
       wanted.set(id, {
         entity: row.entity,
         key: row.key,
-        initial: json(z.encode(entity.state.schema, entity.state.initial())),
+        state: z.encode(entity.state.schema, entity.state.initial()),
       });
   }
   const states = new Map<string, KeyState>();
   if (wanted.size === 0) return states;
-  const list = [...wanted.values()];
-  const { rows: locked } = await client.query<{ entity: string; key: string; state: unknown }>(
-    KEYED_SQL.lockStates,
-    [list.map((w) => w.entity), list.map((w) => w.key), list.map((w) => w.initial)],
-  );
+  const locked = await lockStates(client, [...wanted.values()]);
   for (const row of locked) {
     const entity = registry.get(row.entity);
     states.set(`${row.entity}\u0000${row.key}`, {
@@ -131,12 +117,12 @@ async function lockStates(
 }
 
 async function runOne(
-  client: PoolClient,
+  client: Queryable,
   entity: AnyEntity,
   row: LockedCommand,
   states: Map<string, KeyState>,
   stateId: string,
-): Promise<Outcome> {
+): Promise<CommandOutcome> {
   const handler = entity.handlers[row.command];
   if (!handler) {
     return refusal(
@@ -162,7 +148,7 @@ async function runOne(
     entity: entity.name,
     command: row.command,
     key: row.key,
-    commandId: row.command_id,
+    commandId: row.commandId,
     state: state?.value,
     setState(value) {
       next = value;
@@ -170,10 +156,10 @@ async function runOne(
     },
     async query<R extends QueryResultRow>(text: string, values?: unknown[]) {
       if (!savepoint) {
-        await client.query(`SAVEPOINT ${SAVEPOINT}`);
+        await openHandlerSavepoint(client);
         savepoint = true;
       }
-      return client.query<R>(text, values);
+      return runHandlerStatement<R>(client, text, values);
     },
   };
   let output: unknown;
@@ -182,9 +168,9 @@ async function runOne(
     const value = await handler.handle(ctx, parsed.data);
     output = z.encode(handler.output, value);
     if (changed && entity.state) encodedState = z.encode(entity.state.schema, next);
-    if (savepoint) await client.query(`RELEASE SAVEPOINT ${SAVEPOINT}`);
+    if (savepoint) await releaseHandlerSavepoint(client);
   } catch (error) {
-    if (savepoint) await client.query(`ROLLBACK TO SAVEPOINT ${SAVEPOINT}`);
+    if (savepoint) await rollbackHandlerSavepoint(client);
     if (error instanceof z.ZodError) {
       return refusal(
         row,
@@ -220,7 +206,7 @@ async function runOne(
   return { id: row.id, status: "done", reply: output, error: null, failedAttempt: 0 };
 }
 
-function refusal(row: LockedCommand, error: TenorError<string>, failedAttempt: 0 | 1 = 0): Outcome {
+function refusal(row: LockedCommand, error: TenorError<string>, failedAttempt: 0 | 1 = 0): CommandOutcome {
   return {
     id: row.id,
     status: "failed",
@@ -230,23 +216,18 @@ function refusal(row: LockedCommand, error: TenorError<string>, failedAttempt: 0
   };
 }
 
-async function writeOutcomes(
-  client: PoolClient,
-  outcomes: Outcome[],
+async function recordOutcomes(
+  client: Queryable,
+  outcomes: CommandOutcome[],
   states: Map<string, KeyState>,
 ): Promise<void> {
   const changed = [...states.values()].filter((s) => s.changed);
   if (outcomes.length === 0 && changed.length === 0) return;
-  await client.query(KEYED_SQL.writeOutcomes, [
-    outcomes.map((o) => o.id),
-    outcomes.map((o) => o.status),
-    outcomes.map((o) => json(o.reply)),
-    outcomes.map((o) => json(o.error)),
-    outcomes.map((o) => o.failedAttempt),
-    changed.map((s) => s.entity),
-    changed.map((s) => s.key),
-    changed.map((s) => json(s.encoded)),
-  ]);
+  await writeOutcomes(
+    client,
+    outcomes,
+    changed.map((s) => ({ entity: s.entity, key: s.key, state: s.encoded })),
+  );
 }
 
 function reply(

@@ -5,8 +5,6 @@ import { z } from "zod";
 import { BusinessError, type FailureRecord } from "../engine/errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import { json } from "../store/json-param.js";
-import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import type { AnyEntity, CommandInput, CommandOutput } from "./entity.js";
 import type { EntityRegistry } from "./entity-registry.js";
@@ -15,6 +13,13 @@ import { KeyedLanes, type LaneItem } from "./keyed-lanes.js";
 import { entityLane, type ReplyMessage, replyChannel } from "./keyed-names.js";
 import { type KeyBound, queuedBefore } from "./queued-before.js";
 import { hashCommand } from "./request-hash.js";
+import {
+  findCommands,
+  finishedCommands,
+  insertCommands,
+  type KeyedCommand,
+  type NewKeyedCommand,
+} from "./store/pg-keyed-commands.js";
 
 export interface SendOptions {
   /** Idempotency id: sending again with it returns the first send's reply. Default: a new UUID. */
@@ -41,21 +46,8 @@ interface PendingSend {
   key: string;
   input: unknown;
   requestHash: string;
-  accept: (row: CommandRow) => void;
+  accept: (row: KeyedCommand) => void;
   refuse: (error: unknown) => void;
-}
-
-interface CommandRow {
-  id: string;
-  seq: string;
-  entity: string;
-  command: string;
-  command_id: string;
-  key: string;
-  request_hash: string;
-  status: "queued" | "running" | "done" | "failed";
-  reply: unknown;
-  error: FailureRecord | null;
 }
 
 interface Waiter {
@@ -136,7 +128,7 @@ export class EntityClient {
     }
     await this.subscribed;
     const commandId = options.commandId ?? randomUUID();
-    const row = await new Promise<CommandRow>((accept, refuse) => {
+    const row = await new Promise<KeyedCommand>((accept, refuse) => {
       this.batch.push({
         entity: registered,
         command,
@@ -169,7 +161,7 @@ export class EntityClient {
   }
 
   private async flush(sends: PendingSend[]): Promise<void> {
-    let rows: Map<string, CommandRow>;
+    let rows: Map<string, KeyedCommand>;
     const inserted = this.insertTail.then(() => this.insert(sends));
     this.insertTail = inserted.catch(() => undefined);
     try {
@@ -179,12 +171,12 @@ export class EntityClient {
       return;
     }
     const items: LaneItem[] = [];
-    const accepted: [PendingSend, CommandRow][] = [];
+    const accepted: [PendingSend, KeyedCommand][] = [];
     for (const send of sends) {
       const row = rows.get(`${send.entity.name}\u0000${send.commandId}`);
       if (!row) {
         send.refuse(new Error(`command ${send.commandId} neither inserted nor found`));
-      } else if (row.request_hash !== send.requestHash || row.command !== send.command) {
+      } else if (row.requestHash !== send.requestHash || row.command !== send.command) {
         send.refuse(
           new TenorError(
             KEYED_ERRORS.COMMAND_ID_REUSED,
@@ -231,7 +223,7 @@ export class EntityClient {
    * before enqueueing them: enqueued together, they keep their place ahead of these. A failed
    * read is logged; the repair fills such a gap within its grace period (docs/keyed.md, "Order").
    */
-  private async gapsBefore(rows: readonly CommandRow[]): Promise<LaneItem[]> {
+  private async gapsBefore(rows: readonly KeyedCommand[]): Promise<LaneItem[]> {
     const highest = new Map<string, KeyBound>();
     for (const row of rows) {
       if (row.status !== "queued") continue;
@@ -250,40 +242,39 @@ export class EntityClient {
     }
   }
 
-  private async insert(sends: PendingSend[]): Promise<Map<string, CommandRow>> {
-    const columns: unknown[][] = [[], [], [], [], [], [], [], []];
+  private async insert(sends: PendingSend[]): Promise<Map<string, KeyedCommand>> {
+    const commands: NewKeyedCommand[] = [];
     const seen = new Set<string>();
     for (const send of sends) {
       const identity = `${send.entity.name}\u0000${send.commandId}`;
       if (seen.has(identity)) continue;
       seen.add(identity);
-      const values = [
-        randomUUID(),
-        send.entity.name,
-        send.command,
-        send.commandId,
-        send.key,
-        send.entity.limit,
-        send.requestHash,
-        json(send.input),
-      ];
-      for (const [i, value] of values.entries()) columns[i]?.push(value);
+      commands.push({
+        id: randomUUID(),
+        entity: send.entity.name,
+        command: send.command,
+        commandId: send.commandId,
+        key: send.key,
+        keyLimit: send.entity.limit,
+        requestHash: send.requestHash,
+        input: send.input,
+      });
     }
-    const byIdentity = new Map<string, CommandRow>();
-    const { rows } = await this.options.pool.query<CommandRow>(KEYED_SQL.insertCommands, columns);
-    for (const row of rows) byIdentity.set(`${row.entity}\u0000${row.command_id}`, row);
+    const byIdentity = new Map<string, KeyedCommand>();
+    for (const row of await insertCommands(this.options.pool, commands))
+      byIdentity.set(`${row.entity}\u0000${row.commandId}`, row);
     const missing = sends.filter((s) => !byIdentity.has(`${s.entity.name}\u0000${s.commandId}`));
     if (missing.length > 0) {
-      const existing = await this.options.pool.query<CommandRow>(KEYED_SQL.findByCommandIds, [
-        missing.map((s) => s.entity.name),
-        missing.map((s) => s.commandId),
-      ]);
-      for (const row of existing.rows) byIdentity.set(`${row.entity}\u0000${row.command_id}`, row);
+      const existing = await findCommands(
+        this.options.pool,
+        missing.map((s) => ({ entity: s.entity.name, commandId: s.commandId })),
+      );
+      for (const row of existing) byIdentity.set(`${row.entity}\u0000${row.commandId}`, row);
     }
     return byIdentity;
   }
 
-  private awaitRow(row: CommandRow, timeoutMs: number): Promise<ReplyMessage> {
+  private awaitRow(row: KeyedCommand, timeoutMs: number): Promise<ReplyMessage> {
     if (row.status === "done" || row.status === "failed")
       return Promise.resolve({ id: row.id, status: row.status, reply: row.reply, error: row.error });
     return new Promise<ReplyMessage>((resolve, reject) => {
@@ -307,8 +298,8 @@ export class EntityClient {
         reject(
           new TenorError(
             KEYED_ERRORS.COMMAND_REPLY_TIMEOUT,
-            `no reply to ${row.entity}.${row.command} (command id ${row.command_id}) within ${timeoutMs} ms; it stays queued`,
-            { retryable: true, details: { entity: row.entity, commandId: row.command_id, id: row.id } },
+            `no reply to ${row.entity}.${row.command} (command id ${row.commandId}) within ${timeoutMs} ms; it stays queued`,
+            { retryable: true, details: { entity: row.entity, commandId: row.commandId, id: row.id } },
           ),
         );
       }, timeoutMs);
@@ -342,8 +333,7 @@ export class EntityClient {
       .slice(0, 5_000);
     if (ids.length === 0) return;
     try {
-      const { rows } = await this.options.pool.query<ReplyMessage>(KEYED_SQL.finished, [ids]);
-      for (const row of rows) this.settle(row);
+      for (const row of await finishedCommands(this.options.pool, ids)) this.settle(row);
     } catch (error) {
       this.options.logger.warn("keyed reply poll failed; the next one retries", {
         error: (error as Error).message,

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
-import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { startRepeatingTask } from "../transport/repeating-task.js";
 import type { KeyedLanes, LaneItem } from "./keyed-lanes.js";
 import { entityLane } from "./keyed-names.js";
 import type { KeyedWorkflowGate } from "./keyed-workflow-gate.js";
+import { inspectAdmissions, pageForRepair, unadmittedExecutions } from "./store/pg-keyed-commands.js";
 
 export interface KeyedRepairOptions {
   pool: Pool;
@@ -26,8 +26,6 @@ export interface KeyedRepairReport {
   released: number;
   restarted: number;
 }
-
-type RepairRow = { id: string; seq: string; entity: string; key: string; key_limit: number; status: string };
 
 const PAGE = 500;
 /** Rows re-offered to Redis per pass; the cursor continues from there on the next pass. */
@@ -124,13 +122,13 @@ export class KeyedRepair {
     let offered = 0;
     const budget = cursorOf ? ENSURE_PER_PASS : Number.POSITIVE_INFINITY;
     while (offered < budget) {
-      const { rows } = await this.options.pool.query<RepairRow>(KEYED_SQL.pageForRepair, [
+      const rows = await pageForRepair(this.options.pool, {
         statuses,
         workflows,
-        after,
+        afterSeq: after,
         graceMs,
-        PAGE,
-      ]);
+        limit: PAGE,
+      });
       if (rows.length === 0) {
         after = "0";
         break;
@@ -140,7 +138,7 @@ export class KeyedRepair {
         id: row.id,
         lane: workflows ? row.key : entityLane(row.entity, row.key),
         seq: row.seq,
-        limit: row.key_limit,
+        limit: row.keyLimit,
         inFlight: row.status === "running",
       }));
       const { lost, promoted } = await lanes.enqueue(items, mode);
@@ -159,10 +157,7 @@ export class KeyedRepair {
   /** Keyed executions whose admission row was never written: admit them now. */
   private async admitOrphans(): Promise<number> {
     if (!(await this.options.gate.lanes.isWhole())) return 0;
-    const { rows } = await this.options.pool.query<{ id: string; workflow: string; key: string }>(
-      KEYED_SQL.unadmittedExecutions,
-      [this.options.graceMs, PAGE],
-    );
+    const rows = await unadmittedExecutions(this.options.pool, this.options.graceMs, PAGE);
     for (const row of rows) {
       await this.options.gate.admit({
         executionId: row.id,
@@ -179,22 +174,18 @@ export class KeyedRepair {
     const { gate, pool, graceMs } = this.options;
     const ids = await gate.lanes.inFlightOlderThan(graceMs);
     if (ids.length === 0) return { released: 0, restarted: 0 };
-    const { rows } = await pool.query<{
-      id: string;
-      admission_status: string | null;
-      execution_status: string | null;
-    }>(KEYED_SQL.inspectAdmissions, [ids]);
+    const rows = await inspectAdmissions(pool, ids);
     let released = 0;
     let restarted = 0;
     for (const row of rows) {
       const terminal =
-        row.execution_status === null ||
-        row.execution_status === "completed" ||
-        row.execution_status === "failed";
-      if (row.admission_status === "queued" && !terminal) {
+        row.executionStatus === null ||
+        row.executionStatus === "completed" ||
+        row.executionStatus === "failed";
+      if (row.admissionStatus === "queued" && !terminal) {
         await gate.start([row.id]);
         restarted++;
-      } else if (terminal || row.admission_status !== "running") {
+      } else if (terminal || row.admissionStatus !== "running") {
         await gate.finished(row.id);
         released++;
       }

@@ -1,11 +1,17 @@
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
-import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import { WORKFLOW_ADMISSIONS } from "./entity.js";
 import { KeyedLanes, type LaneItem } from "./keyed-lanes.js";
 import { queuedBefore } from "./queued-before.js";
+import {
+  finishAdmission,
+  insertAdmission,
+  readAdmission,
+  refreshAhead,
+  startAdmissions,
+} from "./store/pg-keyed-commands.js";
 
 /** Enqueues an execution's job; the executions queue (idempotent by job id). */
 export interface ExecutionStarter {
@@ -51,15 +57,7 @@ export class KeyedWorkflowGate {
   /** Admits an execution into its key's line; idempotent (a repeated start admits nothing new). */
   async admit(request: KeyedAdmissionRequest): Promise<void> {
     const { pool } = this.deps;
-    const inserted = await pool.query<{ seq: string; status: string }>(KEYED_SQL.insertAdmission, [
-      request.executionId,
-      request.workflow,
-      request.key,
-      request.limit,
-    ]);
-    const row =
-      inserted.rows[0] ??
-      (await pool.query<{ seq: string; status: string }>(KEYED_SQL.admission, [request.executionId])).rows[0];
+    const row = (await insertAdmission(pool, request)) ?? (await readAdmission(pool, request.executionId));
     if (!row) throw new Error(`admission of execution ${request.executionId} neither inserted nor found`);
     if (row.status === "running") {
       await this.deps.starter.enqueue(request.executionId, request.workflow);
@@ -99,17 +97,15 @@ export class KeyedWorkflowGate {
 
   /** Called when a keyed execution reached a terminal state: its slot goes to the next in line. */
   async finished(executionId: string): Promise<void> {
-    const { rows } = await this.deps.pool.query<{ key: string }>(KEYED_SQL.finishAdmission, [executionId]);
+    const key = await finishAdmission(this.deps.pool, executionId);
     const promoted = await this.lanes.release([executionId]);
     await this.start(promoted);
-    const key = rows[0]?.key;
     if (key !== undefined) await this.refreshAhead(key);
   }
 
   /** Like `finished`, for an execution that may not be keyed: touches Redis only when it was admitted. */
   async finishedIfAdmitted(executionId: string): Promise<void> {
-    const { rows } = await this.deps.pool.query<{ key: string }>(KEYED_SQL.finishAdmission, [executionId]);
-    const key = rows[0]?.key;
+    const key = await finishAdmission(this.deps.pool, executionId);
     if (key === undefined) return;
     await this.start(await this.lanes.release([executionId]));
     await this.refreshAhead(key);
@@ -121,23 +117,18 @@ export class KeyedWorkflowGate {
    */
   async start(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    const { rows } = await this.deps.pool.query<{
-      id: string;
-      workflow: string | null;
-      execution_status: string | null;
-      admission_status: string | null;
-    }>(KEYED_SQL.startAdmissions, [ids]);
+    const rows = await startAdmissions(this.deps.pool, ids);
     const release: string[] = [];
     for (const row of rows) {
       const live =
-        row.workflow !== null && row.execution_status !== null && !TERMINAL.has(row.execution_status);
-      if (live && row.admission_status === "running")
+        row.workflow !== null && row.executionStatus !== null && !TERMINAL.has(row.executionStatus);
+      if (live && row.admissionStatus === "running")
         await this.deps.starter.enqueue(row.id, row.workflow as string);
       else if (
         !live ||
-        row.admission_status === "done" ||
-        row.admission_status === "failed" ||
-        row.admission_status === null
+        row.admissionStatus === "done" ||
+        row.admissionStatus === "failed" ||
+        row.admissionStatus === null
       )
         release.push(row.id);
     }
@@ -146,6 +137,6 @@ export class KeyedWorkflowGate {
 
   /** Rewrites the `ahead` count of every execution still waiting for `key`. */
   async refreshAhead(key: string): Promise<void> {
-    await this.deps.pool.query(KEYED_SQL.refreshAhead, [key]);
+    await refreshAhead(this.deps.pool, key);
   }
 }

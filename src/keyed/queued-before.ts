@@ -1,6 +1,5 @@
-import type { Pool } from "pg";
-import { KEYED_SQL } from "../store/pg-keyed-commands.js";
 import type { LaneItem } from "./keyed-lanes.js";
+import { type Queryable, queuedBelow } from "./store/pg-keyed-commands.js";
 
 /** The newest item a sender has just committed on one `(entity, key)`: rows below `seq` precede it. */
 export interface KeyBound {
@@ -20,21 +19,11 @@ export interface KeyBound {
  * Throws what the read throws; callers log it and leave the gap to the repair.
  */
 export async function queuedBefore(
-  pool: Pool,
+  db: Queryable,
   bounds: readonly KeyBound[],
   laneOf: (entity: string, key: string) => string,
 ): Promise<LaneItem[]> {
   if (bounds.length === 0) return [];
-  const { rows } = await pool.query<{
-    id: string;
-    seq: string;
-    entity: string;
-    key: string;
-    key_limit: number;
-  }>(KEYED_SQL.queuedBefore, [
-    bounds.map((b) => b.entity),
-    bounds.map((b) => b.key),
-    bounds.map((b) => b.seq.toString()),
-  ]);
-  return rows.map((r) => ({ id: r.id, lane: laneOf(r.entity, r.key), seq: r.seq, limit: r.key_limit }));
+  const rows = await queuedBelow(db, bounds);
+  return rows.map((r) => ({ id: r.id, lane: laneOf(r.entity, r.key), seq: r.seq, limit: r.keyLimit }));
 }

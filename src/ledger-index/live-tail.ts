@@ -2,7 +2,7 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import type { ShardFence } from "../store/shard-fence.js";
+import type { ShardFence } from "../ownership/shard-fence.js";
 import type { ChainReader } from "./chain-reader.js";
 import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
 import { logOrigins } from "./store/domain-logs.js";

@@ -2,7 +2,7 @@ import pg from "pg";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { redactText } from "../errors/redact.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { sessionBackendPid, sessionConnectionCheckIntervalMs } from "../store/pg-shard-ownership.js";
+import { sessionBackendPid, sessionConnectionCheckIntervalMs } from "./store/pg-shard-ownership.js";
 
 export interface ReservedConnectionOptions {
   connectionString: string;

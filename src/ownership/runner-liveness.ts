@@ -10,8 +10,8 @@ import {
   type RunnerWorker,
   reclaimDeadWorkerJobs,
 } from "../runtime/dead-runner-jobs.js";
-import { heldRunnerKeys, tryLockRunnerKey, unlockRunnerKey } from "../store/pg-runner-liveness.js";
 import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
+import { heldRunnerKeys, tryLockRunnerKey, unlockRunnerKey } from "./store/pg-runner-liveness.js";
 
 export interface RunnerLivenessOptions {
   connectionString: string;

@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { recordSettingOnce } from "../store/pg-shard-ownership.js";
+import { recordSettingOnce } from "./store/pg-shard-ownership.js";
 
 /** The `engine_settings` key under which the first process records the shard count. */
 export const SHARD_COUNT_SETTING = "durable.sharding.shardCount";

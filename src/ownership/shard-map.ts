@@ -1,4 +1,4 @@
-import type { ShardDomain } from "../store/shard-fence.js";
+import type { ShardDomain } from "./store/shard-fence.js";
 
 /**
  * Mapping work to shards (docs/ownership.md, "Shards"): `hash(key) mod durable.sharding.shardCount`.
@@ -34,7 +34,7 @@ export function shardOf(key: string, shardCount: number): number {
   return fnv1a32(key) % shardCount;
 }
 
-export { SHARD_DOMAINS, type ShardDomain } from "../store/shard-fence.js";
+export { SHARD_DOMAINS, type ShardDomain } from "./store/shard-fence.js";
 
 /**
  * First key of the two-int advisory lock `pg_try_advisory_lock(namespace, shard)` per domain.

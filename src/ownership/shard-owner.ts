@@ -4,6 +4,8 @@ import type { Pool } from "pg";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
+import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
+import { SHARD_LOCK_NAMESPACE, type ShardDomain, shardPreference } from "./shard-map.js";
 import {
   heartbeatReplica,
   removeReplica,
@@ -13,10 +15,8 @@ import {
   tryLockShard,
   unlockAllShards,
   unlockShard,
-} from "../store/pg-shard-ownership.js";
-import { bumpOwnerEpoch, type ShardFence } from "../store/shard-fence.js";
-import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
-import { SHARD_LOCK_NAMESPACE, type ShardDomain, shardPreference } from "./shard-map.js";
+} from "./store/pg-shard-ownership.js";
+import { bumpOwnerEpoch, type ShardFence } from "./store/shard-fence.js";
 
 /** A shard this replica owns: its fence for writes and a signal aborted when the shard is released. */
 export interface ShardLease extends ShardFence {

@@ -18,6 +18,8 @@ import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgAudit } from "../store/pg-audit.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import { PgWaitProbe } from "../store/pg-wait-probe.js";
+import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
 import { createExecutionClient } from "./create-execution-client.js";
 
 export interface PlatformApiOptions {
@@ -91,6 +93,8 @@ export function createPlatformApi(options: PlatformApiOptions): {
     approvals: new PgApprovals(pool),
     keys,
     audit: new PgAudit(pool),
+    waitProbe: new PgWaitProbe(pool),
+    webhookStore: new PgWebhooks(pool),
     ledgerReads: new PgLedgerReads(pool),
     ledgerScope: new PgLedgerScope(pool),
     ledgerDomainReads: new PgLedgerDomainReads(pool),

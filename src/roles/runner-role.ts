@@ -9,6 +9,8 @@ import { startRunnerLiveness } from "../ownership/runner-liveness.js";
 import { assertNoEviction } from "../transport/redis-connection.js";
 import { resealWebhookSecrets } from "../webhooks/reseal-secrets.js";
 import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
+import { PgWebhookDispatch } from "../webhooks/store/pg-webhook-dispatch.js";
+import { PgWebhookSecrets } from "../webhooks/store/pg-webhook-secrets.js";
 import { startWebhookDispatcher } from "../webhooks/webhook-dispatcher.js";
 import type { Application } from "./application.js";
 import { createExecutionClient } from "./create-execution-client.js";
@@ -60,7 +62,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
   await assertNoEviction(ctx.deps.redis, ctx.config.redisUrl);
   // Before the dispatcher: secrets in plain text or under an older key move to the first key.
   const resealed = await resealWebhookSecrets({
-    pool: ctx.deps.pool,
+    secrets: new PgWebhookSecrets(ctx.deps.pool),
     keyring: webhookKeys,
     logger: ctx.logger,
   });
@@ -114,7 +116,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
   });
   // Webhook delivery (docs/webhooks.md): every runner claims due deliveries from PostgreSQL.
   const webhooks = startWebhookDispatcher({
-    pool: ctx.deps.pool,
+    store: new PgWebhookDispatch(ctx.deps.pool),
     settings: ctx.config.webhooks,
     keyring: webhookKeys,
     logger: ctx.logger,

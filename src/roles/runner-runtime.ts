@@ -167,6 +167,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     executionQueue: queue,
     retainedQueues: () => [queue.queue, schedules.queue],
     logger,
+    waitProbe: new PgWaitProbe(options.pool),
     ledgerHealth: () => ledgerReads.health(),
   };
   const definitions = [...runnerSchedules(scheduleDeps), ...(options.schedules?.(scheduleDeps) ?? [])];

@@ -8,7 +8,7 @@ export interface RunnerWorker {
 
 /** What a runner registers so that a survivor can take its jobs back the moment it dies. */
 export interface RunnerRegistration {
-  /** The runner's liveness key (its PostgreSQL session advisory lock: src/store/pg-runner-liveness.ts). */
+  /** The runner's liveness key (its PostgreSQL session advisory lock: src/ownership/store/pg-runner-liveness.ts). */
   key: number;
   workers: RunnerWorker[];
   host: string;

@@ -6,7 +6,7 @@ import {
   type SweepCandidate,
   staleUnfinishedExecutions,
 } from "../store/pg-sweep-queries.js";
-import { PgWaitProbe } from "../store/pg-wait-probe.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { executionJobId } from "../transport/queue-names.js";
 import type { ExecutionQueue } from "./execution-queue.js";
 
@@ -96,8 +96,10 @@ export async function wakeCancelRequested(options: SweepOptions): Promise<number
  * alone, so a lost wake-up is repaired within one sweep interval
  * (docs/engine.md, "Wake-ups without loss").
  */
-export async function wakeSatisfiedWaits(options: SweepOptions): Promise<number> {
-  const probe = new PgWaitProbe(options.pool);
+export async function wakeSatisfiedWaits(
+  options: Pick<SweepOptions, "queue" | "logger" | "batchSize"> & { probe: PgWaitProbe },
+): Promise<number> {
+  const { probe } = options;
   const batchSize = options.batchSize ?? 500;
   let woken = 0;
   let after = "00000000-0000-0000-0000-000000000000";

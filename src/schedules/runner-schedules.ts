@@ -7,7 +7,7 @@ import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
 import { sweepExecutions, wakeCancelRequested, wakeSatisfiedWaits } from "../runtime/execution-sweep.js";
-import { rebuildRollups } from "../store/pg-monitoring-rollups.js";
+import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { executionRetentionPolicy } from "../store/retention/execution-retention.js";
 import {
   keyedCommandRetentionPolicy,
@@ -18,6 +18,7 @@ import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-rete
 import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
 import { blockchainHealthSchedule, type LedgerHealthReader } from "./blockchain-health-collector.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
+import { rebuildRollups } from "./store/pg-monitoring-rollups.js";
 
 export interface RunnerScheduleDependencies {
   config: TenorConfig;
@@ -27,6 +28,8 @@ export interface RunnerScheduleDependencies {
   /** Queues whose completed jobs retention removes (the executions queue, the schedules queue, ...). */
   retainedQueues: () => readonly Queue[];
   logger: Logger;
+  /** The sweep's reader of waits PostgreSQL can satisfy now. */
+  waitProbe: PgWaitProbe;
   /** The Ledger Index's per-chain health, which the blockchain health collector records. */
   ledgerHealth: LedgerHealthReader;
 }
@@ -54,7 +57,7 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
         };
         const report = await sweepExecutions(sweep);
         const cancelWakes = await wakeCancelRequested(sweep);
-        const satisfiedWakes = await wakeSatisfiedWaits(sweep);
+        const satisfiedWakes = await wakeSatisfiedWaits({ ...sweep, probe: deps.waitProbe });
         const moved = report.reenqueued + cancelWakes + satisfiedWakes;
         return {
           outcome: moved > 0 ? "succeeded" : "empty",

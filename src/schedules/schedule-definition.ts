@@ -1,5 +1,5 @@
 import type { Logger } from "../observability/logger.js";
-import type { RunOutcome } from "../store/pg-schedule-runs.js";
+import type { RunOutcome } from "./store/pg-schedule-runs.js";
 
 /** Names of the runner schedules: BullMQ job scheduler ids, job names and `schedules.name` rows. */
 export const SCHEDULE_NAMES = {

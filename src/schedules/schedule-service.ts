@@ -2,12 +2,12 @@ import { Queue, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
-import { upsertSchedules } from "../store/pg-schedule-runs.js";
 import { QUEUE_NAMES } from "../transport/queue-names.js";
 import { startRepeatingTask } from "../transport/repeating-task.js";
 import { cadencePeriodMs, type ScheduleDefinition } from "./schedule-definition.js";
 import { runScheduleTick, tickDueAt } from "./schedule-tick.js";
 import { missingJobSchedulers, type ScheduleJobData, upsertJobSchedulers } from "./scheduler-upsert.js";
+import { upsertSchedules } from "./store/pg-schedule-runs.js";
 
 export interface ScheduleServiceOptions {
   definitions: readonly ScheduleDefinition[];

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { readScheduleSummaries, type ScheduleSummaryRecord } from "../store/pg-schedule-runs.js";
+import { readScheduleSummaries, type ScheduleSummaryRecord } from "./store/pg-schedule-runs.js";
 
 /**
  * How a schedule is doing, as the API and metrics report it:

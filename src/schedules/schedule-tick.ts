@@ -1,15 +1,15 @@
 import type { Job } from "bullmq";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
+import type { ScheduleDefinition, ScheduleResult } from "./schedule-definition.js";
+import { windowStart } from "./schedule-definition.js";
 import {
   claimWindow,
   expiredWindow,
   finishRun,
   renewLease,
   type WindowClaim,
-} from "../store/pg-schedule-runs.js";
-import type { ScheduleDefinition, ScheduleResult } from "./schedule-definition.js";
-import { windowStart } from "./schedule-definition.js";
+} from "./store/pg-schedule-runs.js";
 
 /** How a tick ended: the run's outcome, or `skipped` when its window had already been started. */
 export type TickOutcome = ScheduleResult["outcome"] | "skipped";

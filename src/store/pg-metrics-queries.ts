@@ -61,14 +61,28 @@ export function countLiveRunners(pool: Pool, windowMs: number): Promise<number> 
   });
 }
 
-/** Runs a scrape's read under a 2 s statement timeout, so a slow database cannot stall `/metrics`. */
+/**
+ * Runs a scrape's read under a 2 s statement timeout, so a slow database cannot stall `/metrics`.
+ * A checked-out client has no pool listener: without one of its own, a connection that dies
+ * during the read would emit an unhandled 'error' and crash the process (the read rejects too,
+ * and that rejection is what the scrape reports). A connection whose timeout cannot be reset is
+ * destroyed rather than returned to the pool with it still set.
+ */
 async function withScrapeTimeout<T>(pool: Pool, read: (client: PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  const ignore = () => undefined;
+  client.on("error", ignore);
+  let broken = false;
   try {
     await client.query("SET statement_timeout = 2000");
     return await read(client);
   } finally {
-    await client.query("RESET statement_timeout").catch(() => undefined);
-    client.release();
+    broken = await client.query("RESET statement_timeout").then(
+      () => false,
+      () => true,
+    );
+    // A destroyed connection keeps the listener for its last events.
+    if (!broken) client.off("error", ignore);
+    client.release(broken);
   }
 }

@@ -14,6 +14,7 @@ import { createLogger } from "../observability/logger.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
 import { ledgerIndexReads } from "../roles/ledger-index-stores.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../roles/runner-runtime.js";
+import { createTestKitStores, type TestKitStores } from "../roles/test-kit-stores.js";
 import { executionsDueBy } from "../store/pg-due-waits.js";
 import { createPgPool } from "../store/pg-pool.js";
 import { createRedisConnection } from "../transport/redis-connection.js";
@@ -78,6 +79,7 @@ export class TestKit {
     private readonly registry: WorkflowRegistry,
     private readonly runtime: RunnerRuntime,
     private readonly people: TestPeople,
+    private readonly stores: TestKitStores,
     private readonly release: () => Promise<void>,
   ) {}
 
@@ -145,7 +147,8 @@ export class TestKit {
       await deletePrefix(producer, prefix).catch(() => undefined);
       await Promise.allSettled([producer.quit(), worker.quit(), pool.end()]);
     };
-    const people = new TestPeople(pool);
+    const stores = createTestKitStores(pool);
+    const people = new TestPeople(stores.keys);
     const kit = new TestKit(
       clock,
       client.client,
@@ -154,6 +157,7 @@ export class TestKit {
       registry,
       runtime,
       people,
+      stores,
       release,
     );
     kit.duePoll = setInterval(() => void kit.ringDue().catch(() => undefined), DUE_POLL_MS);
@@ -189,6 +193,8 @@ export class TestKit {
     return new TestRun<O>(executionId, orgId, {
       client: this.client,
       pool: this.pool,
+      reads: this.stores.reads,
+      approvals: this.stores.approvals,
       people: this.people,
       wake: (id, name) => this.runtime.queue.wake(id, name),
       ...(workflow ? { workflow } : {}),

@@ -1,7 +1,6 @@
-import type { Pool } from "pg";
 import { issueApiKey } from "../api/auth/api-key.js";
 import type { OrgRole } from "../auth/api-roles.js";
-import { PgApiKeys } from "../store/pg-api-keys.js";
+import type { PgApiKeys } from "../store/pg-api-keys.js";
 
 /** A person (or system) the test acts as: the API key issued to them, as the Platform API knows it. */
 export interface TestPerson {
@@ -16,12 +15,9 @@ export interface TestPerson {
  * not approve it, and a quorum counts subjects, not keys.
  */
 export class TestPeople {
-  private readonly keys: PgApiKeys;
   private readonly issued = new Map<string, Promise<TestPerson>>();
 
-  constructor(pool: Pool) {
-    this.keys = new PgApiKeys(pool);
-  }
+  constructor(private readonly keys: PgApiKeys) {}
 
   key(orgId: string, subject: string, role: OrgRole): Promise<TestPerson> {
     const id = `${orgId}\0${subject}\0${role}`;

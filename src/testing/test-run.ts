@@ -6,15 +6,17 @@ import type { ExecutionStatus, WaitKind } from "../engine/execution-store.js";
 import { type RecordedHistory, recordHistory } from "../engine/recorded-history.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
 import { TenorError } from "../errors/tenor-error.js";
-import { PgApprovals } from "../store/pg-approvals.js";
+import type { PgApprovals } from "../store/pg-approvals.js";
 import { requestCancellation } from "../store/pg-cancellation.js";
-import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { PgExecutionReads } from "../store/pg-execution-reads.js";
 import type { TestPeople } from "./test-people.js";
 
 /** What a run handle needs from its kit. */
 export interface TestRunDeps {
   client: ExecutionClient;
   pool: Pool;
+  reads: PgExecutionReads;
+  approvals: PgApprovals;
   people: TestPeople;
   wake(executionId: string, workflow: string): Promise<void>;
   workflow?: AnyWorkflow;
@@ -139,10 +141,9 @@ export class TestRun<O = unknown> {
 
   /** The recorded history, as `GET /v1/executions/{id}/history` exports it. */
   async history(): Promise<RecordedHistory> {
-    const reads = new PgExecutionReads(this.deps.pool);
     const [view, stored, journal] = await Promise.all([
       this.view(),
-      reads.input(this.orgId, this.id),
+      this.deps.reads.input(this.orgId, this.id),
       this.journal(),
     ]);
     return recordHistory({ ...view, input: stored?.input, journal }, new Date());
@@ -161,7 +162,7 @@ export class TestRun<O = unknown> {
     const wait = (view.waitingFor ?? []).find((w) => w.kind === "approval" && w.name === approval);
     const details = wait?.details as unknown as ApprovalWaitDetails;
     const person = await this.deps.people.key(this.orgId, vote.as, "approver");
-    const outcome = await new PgApprovals(this.deps.pool).vote({
+    const outcome = await this.deps.approvals.vote({
       orgId: this.orgId,
       executionId: this.id,
       name: approval,

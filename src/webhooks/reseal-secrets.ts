@@ -1,8 +1,7 @@
-import type { Pool } from "pg";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
-import { PgWebhookSecrets } from "../store/pg-webhook-secrets.js";
 import type { WebhookSecretKeyring } from "./secret-keyring.js";
+import type { PgWebhookSecrets } from "./store/pg-webhook-secrets.js";
 
 /** Rows one read of the pass takes. */
 const BATCH = 100;
@@ -23,14 +22,14 @@ export interface ResealReport {
  * key opens stays as it was and is logged with its key id; the pass goes on.
  */
 export async function resealWebhookSecrets(options: {
-  pool: Pool;
+  secrets: PgWebhookSecrets;
   keyring: WebhookSecretKeyring;
   logger: Logger;
 }): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, unreadable: 0 };
   const primary = options.keyring.primaryKeyId;
   if (primary === null) return report;
-  const store = new PgWebhookSecrets(options.pool);
+  const store = options.secrets;
   const logger = options.logger.child({ component: "webhooks" });
   let after: string | null = null;
   for (;;) {

@@ -5,7 +5,7 @@ import type { TenorConfig } from "../config/schema.js";
 import { readSecret, type Secret, type SecretReadOptions } from "../config/secret.js";
 import { TenorError } from "../errors/tenor-error.js";
 import { WEBHOOK_ERRORS } from "../errors/webhook-errors.js";
-import type { SealedWebhookSecret } from "../store/pg-webhook-secrets.js";
+import type { SealedWebhookSecret } from "./store/pg-webhook-secrets.js";
 
 const CONFIG_KEY = "webhooks.secretKeys";
 const KEY_BYTES = 32;

@@ -1,23 +1,19 @@
-import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import { toTenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics, WebhookAttemptOutcome } from "../observability/metrics.js";
-import {
-  type AttemptOutcome,
-  type ClaimedDelivery,
-  PgWebhookDispatch,
-} from "../store/pg-webhook-dispatch.js";
 import { webhookRetryDelayMs } from "./backoff.js";
 import { WEBHOOK_HEADERS } from "./event-types.js";
 import type { WebhookSecretKeyring } from "./secret-keyring.js";
 import { webhookSignatureHeader } from "./signature.js";
+import type { AttemptOutcome, ClaimedDelivery, PgWebhookDispatch } from "./store/pg-webhook-dispatch.js";
 import { sendWebhook, type WebhookAttemptResult } from "./webhook-sender.js";
 
 export type WebhookSettings = TenorConfig["webhooks"];
 
 export interface WebhookDispatcherOptions {
-  pool: Pool;
+  /** The delivery outbox: claims, attempt records, dead letters. */
+  store: PgWebhookDispatch;
   settings: WebhookSettings;
   /** Opens each subscription's stored secret to sign with (`webhooks.secretKeys`). */
   keyring: WebhookSecretKeyring;
@@ -51,7 +47,7 @@ const LEASE_MARGIN_MS = 5_000;
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { settings } = options;
   const logger = options.logger.child({ component: "webhooks" });
-  const store = new PgWebhookDispatch(options.pool);
+  const { store } = options;
   const inFlight = new Set<Promise<void>>();
   let running = true;
   let wake: (() => void) | undefined;

@@ -1,6 +1,7 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
+import { PgWebhookDispatch } from "../../src/webhooks/store/pg-webhook-dispatch.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { subscribeReceiver, TEST_KEYRING, TEST_WEBHOOK_SETTINGS, until } from "../webhooks/support.js";
@@ -19,7 +20,7 @@ beforeAll(async () => {
   h = await startApiHarness(import.meta.url);
   receiver = await startWebhookReceiver();
   dispatcher = startWebhookDispatcher({
-    pool: h.pool,
+    store: new PgWebhookDispatch(h.pool),
     settings: TEST_WEBHOOK_SETTINGS,
     keyring: TEST_KEYRING,
     logger: createLogger({ level: "error" }),

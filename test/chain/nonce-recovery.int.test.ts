@@ -1,8 +1,8 @@
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nonceRecoverySchedule } from "../../src/chain/nonce-recovery.js";
+import { nonceGapFills } from "../../src/chain/store/pg-nonce-gaps.js";
 import type { ScheduleRunContext } from "../../src/schedules/schedule-definition.js";
-import { nonceGapFills } from "../../src/store/pg-nonce-gaps.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
 

@@ -24,6 +24,7 @@ import {
 import { bindChainRuntime, entityNonceReserver } from "../../src/chain/lifecycle/chain-runtime.js";
 import { nonceEntity } from "../../src/chain/nonce-entity.js";
 import { ChainClients } from "../../src/chain/rpc-clients.js";
+import { executionOrg } from "../../src/chain/store/chain-watch-sql.js";
 import {
   buildUserOperation,
   handleOpsCall,
@@ -32,7 +33,6 @@ import {
 import { chainSchema } from "../../src/config/chains-schema.js";
 import { EntityClient } from "../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
-import { executionOrg } from "../../src/store/chain-watch-sql.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nonceEntity } from "../../src/chain/nonce-entity.js";
-import { reserveNonce } from "../../src/store/pg-nonce-reservations.js";
+import { reserveNonce } from "../../src/chain/store/pg-nonce-reservations.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createKeyedWorld, type KeyedWorld } from "./keyed-harness.js";
 
@@ -74,7 +74,7 @@ describe("nonce reservation", () => {
           const asks = [...ids, ...ids.slice(0, repeats)];
           const nonces = await Promise.all(
             asks.map((commandId, i) =>
-              reserveNonce((text, values) => (pools[i % pools.length] as pg.Pool).query(text, values), {
+              reserveNonce(pools[i % pools.length] as pg.Pool, {
                 chainId: 100 + chainId,
                 sender,
                 commandId,

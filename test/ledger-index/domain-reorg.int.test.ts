@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgLedgerDomainReads } from "../../src/ledger-index/store/domain-reads.js";
-import type { ShardFence } from "../../src/store/shard-fence.js";
+import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses } from "../support/processes.js";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainReader } from "../../src/ledger-index/chain-reader.js";
 import { tailStep } from "../../src/ledger-index/live-tail.js";
-import type { ShardFence } from "../../src/store/shard-fence.js";
+import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses } from "../support/processes.js";

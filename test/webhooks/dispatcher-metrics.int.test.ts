@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics, type TenorMetrics } from "../../src/observability/metrics.js";
+import { PgWebhookDispatch } from "../../src/webhooks/store/pg-webhook-dispatch.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { registerWebhookBacklogGauge } from "../../src/webhooks/webhook-metrics.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
@@ -56,7 +57,7 @@ describe("webhook metrics", () => {
     expect(sampleValue(await scrape(), "tenor_webhook_deliveries_pending")).toBe(2);
 
     dispatcher = startWebhookDispatcher({
-      pool: db.pool,
+      store: new PgWebhookDispatch(db.pool),
       settings: TEST_WEBHOOK_SETTINGS,
       keyring: TEST_KEYRING,
       logger: createLogger({ level: "error" }),

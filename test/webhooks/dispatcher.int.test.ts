@@ -2,8 +2,9 @@ import { lookup } from "node:dns/promises";
 import { hostname } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { isInternalAddress } from "../../src/webhooks/address-policy.js";
+import { PgWebhookDispatch } from "../../src/webhooks/store/pg-webhook-dispatch.js";
+import { PgWebhooks } from "../../src/webhooks/store/pg-webhooks.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { sendWebhook } from "../../src/webhooks/webhook-sender.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
@@ -39,7 +40,7 @@ beforeAll(async () => {
   ]);
   subscriptionId = subscription.id;
   dispatcher = startWebhookDispatcher({
-    pool: db.pool,
+    store: new PgWebhookDispatch(db.pool),
     settings: TEST_WEBHOOK_SETTINGS,
     keyring: TEST_KEYRING,
     logger: createLogger({ level: "error" }),

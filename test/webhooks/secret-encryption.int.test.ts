@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/observability/logger.js";
-import { PgWebhooks } from "../../src/store/pg-webhooks.js";
 import { resealWebhookSecrets } from "../../src/webhooks/reseal-secrets.js";
 import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
+import { PgWebhookDispatch } from "../../src/webhooks/store/pg-webhook-dispatch.js";
+import { PgWebhookSecrets } from "../../src/webhooks/store/pg-webhook-secrets.js";
+import { PgWebhooks } from "../../src/webhooks/store/pg-webhooks.js";
 import { startWebhookDispatcher, type WebhookDispatcher } from "../../src/webhooks/webhook-dispatcher.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -76,7 +78,7 @@ const stored = async (id: string) =>
 /** Completes an execution of the current organisation and waits for its delivery to end. */
 async function deliverOne(ring: WebhookSecretKeyring): Promise<{ status: string; error: string | null }> {
   dispatcher = startWebhookDispatcher({
-    pool: db.pool,
+    store: new PgWebhookDispatch(db.pool),
     settings: TEST_WEBHOOK_SETTINGS,
     keyring: ring,
     logger,
@@ -115,7 +117,11 @@ describe("webhook signing secrets at rest", () => {
     const fresh = await subscribe(rotated);
     expect((await stored(fresh.id))?.key).toBe("k2");
 
-    const report = await resealWebhookSecrets({ pool: db.pool, keyring: rotated, logger });
+    const report = await resealWebhookSecrets({
+      secrets: new PgWebhookSecrets(db.pool),
+      keyring: rotated,
+      logger,
+    });
     expect(report.resealed).toBeGreaterThanOrEqual(1);
     const moved = await stored(old.id);
     expect(moved?.key).toBe("k2");
@@ -129,7 +135,7 @@ describe("webhook signing secrets at rest", () => {
     const legacy = await subscribe(null);
     expect(await deliverOne(keyring(k1))).toMatchObject({ status: "delivered" });
     expect(receiver.received.at(-1)?.signatureValid).toBe(true);
-    await resealWebhookSecrets({ pool: db.pool, keyring: keyring(k1), logger });
+    await resealWebhookSecrets({ secrets: new PgWebhookSecrets(db.pool), keyring: keyring(k1), logger });
     const row = await stored(legacy.id);
     expect(row?.key).toBe("k1");
     expect(row?.row).not.toContain(legacy.secret.slice("whsec_".length));
@@ -153,7 +159,11 @@ describe("webhook signing secrets at rest", () => {
     expect(wrong.error).toContain("WEBHOOK_SECRET_UNREADABLE: the signing secret of subscription");
     expect(receiver.received.length).toBe(before);
     // The pass leaves such a row as it is and goes on.
-    const report = await resealWebhookSecrets({ pool: db.pool, keyring: keyring(k2), logger });
+    const report = await resealWebhookSecrets({
+      secrets: new PgWebhookSecrets(db.pool),
+      keyring: keyring(k2),
+      logger,
+    });
     expect(report.unreadable).toBeGreaterThanOrEqual(1);
     expect((await stored(id))?.key).toBe("k1");
   });

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Pool } from "pg";
-import { PgWebhooks, type WebhookSubscriptionRecord } from "../../src/store/pg-webhooks.js";
 import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
+import { PgWebhooks, type WebhookSubscriptionRecord } from "../../src/webhooks/store/pg-webhooks.js";
 import type { WebhookSettings } from "../../src/webhooks/webhook-dispatcher.js";
 
 /** Fast dispatcher settings for tests: short timeout and backoff, loopback receivers allowed. */

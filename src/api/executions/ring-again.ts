@@ -1,5 +1,4 @@
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
-import { PgWaitProbe } from "../../store/pg-wait-probe.js";
 import type { ApiDeps } from "../api-deps.js";
 
 /**
@@ -13,6 +12,6 @@ import type { ApiDeps } from "../api-deps.js";
  */
 export async function ringAgain(deps: ApiDeps, record: ExecutionRecord): Promise<void> {
   if (record.status !== "waiting") return;
-  if (!(await new PgWaitProbe(deps.pool).satisfiable(record.id))) return;
+  if (!(await deps.waitProbe.satisfiable(record.id))) return;
   await deps.transport.wake(record.id, record.workflow);
 }

@@ -3,11 +3,11 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import { TenorError } from "../../errors/tenor-error.js";
 import { WEBHOOK_ERRORS } from "../../errors/webhook-errors.js";
-import { PgWebhooks } from "../../store/pg-webhooks.js";
 import { urlRefusal } from "../../webhooks/address-policy.js";
 import { WEBHOOK_TEST_EVENT_TYPE } from "../../webhooks/event-types.js";
 import { WebhookSecretKeyring } from "../../webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../webhooks/signature.js";
+import type { WebhookStore } from "../../webhooks/webhook-store.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { nameAuditTarget } from "../audit/audit-trail.js";
@@ -45,7 +45,7 @@ const DELIVERY_404 = problem("WEBHOOK_DELIVERY_NOT_FOUND (also another organisat
 
 /** What the webhook handlers share: the store, the address policy switch and the secrets keyring. */
 function webhookParts(deps: ApiDeps) {
-  const store = new PgWebhooks(deps.pool);
+  const store = deps.webhookStore;
   const allowPrivate = deps.webhooks?.allowPrivateAddresses ?? false;
   // No keyring: new subscriptions are refused (WEBHOOK_SECRET_KEY_MISSING), never stored in plain text.
   const keyring = deps.webhooks?.keyring ?? new WebhookSecretKeyring([], { plaintextAllowed: false });
@@ -326,7 +326,7 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
 
 /** Deliveries newest first, cursor-paged; `dead` fixed for the dead-letter view. */
 async function listDeliveries(
-  store: PgWebhooks,
+  store: WebhookStore,
   req: Request,
   res: Response,
   status?: "dead",

@@ -2,11 +2,11 @@ import type { Pool } from "pg";
 import { type Hex, type PublicClient, TransactionReceiptNotFoundError } from "viem";
 import type { ExecutionClient } from "../../engine/execution-client.js";
 import type { Logger } from "../../observability/logger.js";
-import { type ChainWait, listChainWaits } from "../../store/chain-watch-sql.js";
 import { startRepeatingTask } from "../../transport/repeating-task.js";
 import { payerBalance } from "../lifecycle/node-steps.js";
 import { chainTransaction } from "../lifecycle/transaction-workflow.js";
 import type { ChainClients, ChainHandle } from "../rpc-clients.js";
+import { type ChainWait, listChainWaits } from "../store/chain-watch-sql.js";
 
 /** Most waiting executions one tick looks at per chain. */
 const BATCH = 500;

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { type ShardFence, withShardFence } from "../../store/shard-fence.js";
+import { type ShardFence, withShardFence } from "../../ownership/shard-fence.js";
 import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./domain-logs.js";
 import { deleteTransfersAbove } from "./transfers.js";
 

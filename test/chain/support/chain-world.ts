@@ -11,6 +11,7 @@ import { createCustodyHttpSigner } from "../../../src/chain/signers/custody-http
 import { createLocalKeySigner } from "../../../src/chain/signers/local-key-signer.js";
 import type { Signer } from "../../../src/chain/signers/signer.js";
 import { SignerRegistry } from "../../../src/chain/signers/signer-registry.js";
+import { executionOrg } from "../../../src/chain/store/chain-watch-sql.js";
 import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmation-watcher.js";
 import { chainSchema } from "../../../src/config/chains-schema.js";
 import { Secret } from "../../../src/config/secret.js";
@@ -20,7 +21,6 @@ import type { AnyWorkflow } from "../../../src/engine/workflow.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
-import { executionOrg } from "../../../src/store/chain-watch-sql.js";
 import { applicationRoutes } from "../../../workers/api-routes.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
 import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";

@@ -14,7 +14,7 @@ import { PgLedgerRanges } from "../../../src/ledger-index/store/ranges.js";
 import { PgLedgerScope } from "../../../src/ledger-index/store/scope.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { shardOf } from "../../../src/ownership/shard-map.js";
-import { bumpOwnerEpoch, type ShardFence } from "../../../src/store/shard-fence.js";
+import { bumpOwnerEpoch, type ShardFence } from "../../../src/ownership/store/shard-fence.js";
 import { ANVIL_KEYS, type Anvil } from "../../support/anvil.js";
 
 export const SHARD_COUNT = 4;

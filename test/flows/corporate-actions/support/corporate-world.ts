@@ -12,10 +12,10 @@ import { WorkflowRegistry } from "../../../../src/engine/registry.js";
 import { chainShardKey, LedgerIndexer } from "../../../../src/ledger-index/ledger-indexer.js";
 import { createLogger, type Logger } from "../../../../src/observability/logger.js";
 import { shardOf } from "../../../../src/ownership/shard-map.js";
+import { bumpOwnerEpoch } from "../../../../src/ownership/store/shard-fence.js";
 import { ledgerIndexStores } from "../../../../src/roles/ledger-index-stores.js";
 import { createPlatformApi } from "../../../../src/roles/platform-api.js";
 import { PgApiKeys } from "../../../../src/store/pg-api-keys.js";
-import { bumpOwnerEpoch } from "../../../../src/store/shard-fence.js";
 import { createRedisConnection } from "../../../../src/transport/redis-connection.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../../support/anvil.js";
 import {

@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
+import { withTransaction } from "../../store/with-transaction.js";
 import type { SealedWebhookSecret } from "./pg-webhook-secrets.js";
-import { withTransaction } from "./with-transaction.js";
 
 /** A delivery a dispatcher claimed: everything one attempt needs. */
 export interface ClaimedDelivery {

@@ -1,5 +1,6 @@
 import type { Pool } from "pg";
-import type { Logger } from "../observability/logger.js";
+import type { Logger } from "../../observability/logger.js";
+import { withTransaction } from "../../store/with-transaction.js";
 
 /** At most this many missing hour buckets are rebuilt per cycle (docs/schedules.md, "Rollups"). */
 export const MAX_ROLLUP_HOURS_PER_CYCLE = 24;
@@ -78,9 +79,7 @@ export async function rebuildRollups(options: RollupOptions): Promise<RollupRepo
 
 /** Replaces one hour's buckets and marks the hour built, in one transaction. */
 async function buildHour(pool: Pool, hour: Date): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
+  await withTransaction(pool, async (client) => {
     await client.query("DELETE FROM execution_rollups WHERE hour = $1", [hour]);
     const { rows } = await client.query<{ n: number }>(
       `WITH buckets AS (
@@ -99,11 +98,5 @@ async function buildHour(pool: Pool, hour: Date): Promise<void> {
        ON CONFLICT (hour) DO UPDATE SET executions = excluded.executions, built_at = now()`,
       [hour, rows[0]?.n ?? 0],
     );
-    await client.query("COMMIT");
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { prismaFor } from "./prisma.js";
+import { prismaFor } from "../../store/prisma.js";
 
 /** How a run ended, as recorded. */
 export interface RunOutcome {

@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordSettingOnce } from "../../src/store/pg-shard-ownership.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { waitUntil } from "../support/processes.js";
+import { recordSettingOnce } from "../../../src/ownership/store/pg-shard-ownership.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
+import { waitUntil } from "../../support/processes.js";
 
 /**
  * Two roles starting on a fresh database both record the shard count: the second must read the

@@ -1,10 +1,9 @@
 import type { QueryResult, QueryResultRow } from "pg";
 
-/** Runs one SQL statement: a pool, a client, or an entity command's `ctx.query`. */
-export type SqlRunner = <R extends QueryResultRow>(
-  text: string,
-  values: unknown[],
-) => Promise<QueryResult<R>>;
+/** Where the statements run: a pool, a client, or the context of an entity command (`ctx.query`). */
+export interface StatementRunner {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
 
 export interface NonceRequest {
   chainId: number;
@@ -35,12 +34,12 @@ export const RESERVE_NONCE_SQL = `
 
 const RESERVED_SQL = "SELECT nonce::text AS nonce FROM nonce_reservations WHERE command_id = $1";
 
-export async function reserveNonce(run: SqlRunner, request: NonceRequest): Promise<number> {
+export async function reserveNonce(db: StatementRunner, request: NonceRequest): Promise<number> {
   const sender = request.sender.toLowerCase();
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const existing = await run<{ nonce: string }>(RESERVED_SQL, [request.commandId]);
+    const existing = await db.query<{ nonce: string }>(RESERVED_SQL, [request.commandId]);
     if (existing.rows[0]) return Number(existing.rows[0].nonce);
-    const inserted = await run<{ nonce: string }>(RESERVE_NONCE_SQL, [
+    const inserted = await db.query<{ nonce: string }>(RESERVE_NONCE_SQL, [
       request.chainId,
       sender,
       request.floor ?? 0,

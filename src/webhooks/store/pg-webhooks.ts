@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "pg";
+import { withTransaction } from "../../store/with-transaction.js";
 import { settleEvents } from "./pg-webhook-dispatch.js";
 import type { SealedWebhookSecret } from "./pg-webhook-secrets.js";
-import { withTransaction } from "./with-transaction.js";
 
 /** A subscription as the API shows it: never its secret (docs/webhooks.md, "Secrets"). */
 export interface WebhookSubscriptionRecord {

@@ -1,9 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { PassThrough } from "node:stream";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/observability/logger.js";
-import { rebuildRollups } from "../../src/store/pg-monitoring-rollups.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { createLogger } from "../../../src/observability/logger.js";
+import { rebuildRollups } from "../../../src/schedules/store/pg-monitoring-rollups.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
+import { waitUntil } from "../../support/processes.js";
 
 let db: TestDatabase;
 
@@ -77,5 +79,37 @@ describe("monitoring rollups", () => {
     expect(oldest).toEqual([{ workflow: "wallet.provision", completed: 1, failed: 0 }]);
     const third = await rebuildRollups({ pool: db.pool, logger: second.logger, retentionDays: 30, now });
     expect(third).toEqual({ rebuilt: [], capped: false, gapHoursRemaining: 0 });
+  });
+});
+
+describe("a rollup cycle whose connection dies", () => {
+  it("rejects, without an uncaught 'error', when the backend building an hour is terminated", async () => {
+    const builder = "tenor-test-rollups";
+    const pool = new pg.Pool({ connectionString: db.url, max: 1, application_name: builder });
+    const blocker = await db.pool.connect();
+    try {
+      // The hour's DELETE waits on this lock, so its backend is mid-transaction when killed.
+      await blocker.query("BEGIN");
+      await blocker.query("LOCK TABLE execution_rollups IN ACCESS EXCLUSIVE MODE");
+      const now = new Date(Date.now() + 400 * 24 * HOUR); // past every hour built above
+      const cycle = rebuildRollups({ pool, logger: capture().logger, retentionDays: 1, now }).then(
+        () => "resolved",
+        (error: Error) => error,
+      );
+      const pid = await waitUntil("the hour's build waiting on the lock", async () => {
+        const { rows } = await db.pool.query<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = $1 AND wait_event_type = 'Lock'`,
+          [builder],
+        );
+        return rows[0]?.pid;
+      });
+      await db.pool.query("SELECT pg_terminate_backend($1)", [pid]);
+      expect(await cycle).toBeInstanceOf(Error);
+    } finally {
+      await blocker.query("ROLLBACK");
+      blocker.release();
+      await pool.end();
+    }
   });
 });

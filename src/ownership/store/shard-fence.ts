@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from "pg";
-import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
-import { TenorError } from "../errors/tenor-error.js";
+import { OWNERSHIP_ERRORS } from "../../errors/ownership-errors.js";
+import { TenorError } from "../../errors/tenor-error.js";
+import { withTransaction } from "../../store/with-transaction.js";
 import {
   boundTransaction,
   incrementOwnerEpoch,
@@ -8,7 +9,6 @@ import {
   lockOwnerEpochForShare,
   type Queryable,
 } from "./pg-shard-ownership.js";
-import { withTransaction } from "./with-transaction.js";
 
 /** Ownership domains: each role that owns shards has its own shard space (src/ownership/shard-map.ts). */
 export const SHARD_DOMAINS = ["runner", "indexer"] as const;

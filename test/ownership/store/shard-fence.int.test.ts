@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/observability/logger.js";
-import { ShardOwner } from "../../src/ownership/shard-owner.js";
-import { assertOwnerEpoch, withShardFence } from "../../src/store/shard-fence.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { waitUntil } from "../support/processes.js";
+import { createLogger } from "../../../src/observability/logger.js";
+import { ShardOwner } from "../../../src/ownership/shard-owner.js";
+import { assertOwnerEpoch, withShardFence } from "../../../src/ownership/store/shard-fence.js";
+import { createTestDatabase, type TestDatabase } from "../../support/database.js";
+import { waitUntil } from "../../support/processes.js";
 
 /**
  * Owner epochs: every acquisition increments the shard's epoch in `shard_owners`, and a write

@@ -1,0 +1,19 @@
+import type { Pool } from "pg";
+import { PgApiKeys } from "../store/pg-api-keys.js";
+import { PgApprovals } from "../store/pg-approvals.js";
+import { PgExecutionReads } from "../store/pg-execution-reads.js";
+
+/** The stores the public test kit (src/testing) drives and reads runs with. */
+export interface TestKitStores {
+  /** Issues the API keys of the people a test acts as. */
+  keys: PgApiKeys;
+  /** Reads a run's stored input for its recorded history. */
+  reads: PgExecutionReads;
+  /** Casts votes as the Platform API does. */
+  approvals: PgApprovals;
+}
+
+/** Builds the test kit's stores on its pool, as the api role builds the Platform API's. */
+export function createTestKitStores(pool: Pool): TestKitStores {
+  return { keys: new PgApiKeys(pool), reads: new PgExecutionReads(pool), approvals: new PgApprovals(pool) };
+}
