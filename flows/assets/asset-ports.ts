@@ -1,6 +1,6 @@
 import { TenorError } from "../../src/errors/tenor-error.js";
-import type { AssetRecord, NewAsset } from "./asset-record.js";
 import { ASSET_ERRORS } from "./asset-errors.js";
+import type { AssetRecord, NewAsset } from "./asset-record.js";
 
 /**
  * What asset creation needs from outside the workflow (docs/assets.md): the platform's asset

@@ -8,12 +8,12 @@ import { createLogger } from "../../../src/observability/logger.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import { createPgPool } from "../../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../../src/transport/redis-connection.js";
+import { applicationRoutes } from "../../../workers/api-routes.js";
 import { type AppClient, appClient, issueTestKeys, type TestPrincipal } from "../../support/api-client.js";
 import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
 import { startFixtureRunner } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
-import { applicationRoutes } from "../../../workers/api-routes.js";
 import { TEST_KEYRING } from "../../webhooks/support.js";
 import { API_TEST_WORKFLOWS } from "../fixtures/api-workflows.js";
 
