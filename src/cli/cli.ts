@@ -62,7 +62,11 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
     }
     case "keys": {
       const { runKeysCommand } = await import("./keys-command.js");
-      return withPool(env, (pool) => runKeysCommand(rest, pool, io));
+      const { PgApiKeys } = await import("../store/pg-api-keys.js");
+      const { PgAudit } = await import("../store/pg-audit.js");
+      return withPool(env, (pool) =>
+        runKeysCommand(rest, { keys: new PgApiKeys(pool), audit: new PgAudit(pool) }, io),
+      );
     }
     case "compat": {
       const { runCompatCommand } = await import("./compat-command.js");

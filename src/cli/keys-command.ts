@@ -1,9 +1,8 @@
 import { parseArgs } from "node:util";
-import type { Pool } from "pg";
 import { issueApiKey } from "../api/auth/api-key.js";
 import { ORG_ROLES, type OrgRole, PLATFORM_ROLES } from "../auth/api-roles.js";
-import { type ApiKeyRecord, PgApiKeys } from "../store/pg-api-keys.js";
-import { PgAudit } from "../store/pg-audit.js";
+import type { ApiKeyRecord, PgApiKeys } from "../store/pg-api-keys.js";
+import type { PgAudit } from "../store/pg-audit.js";
 import { type CommandIo, UsageError } from "./cli-io.js";
 
 export const KEYS_USAGE = `Usage:
@@ -15,10 +14,20 @@ export const KEYS_USAGE = `Usage:
   npm run tenor -- keys revoke <key id>
 `;
 
+/** The stores the keys command writes, built by the CLI's entry (`cli.ts`) over its pool. */
+export interface KeysCommandStores {
+  keys: PgApiKeys;
+  audit: PgAudit;
+}
+
 /** `tenor keys ...`; returns the exit code. The key itself goes to stdout alone, metadata to stderr. */
-export async function runKeysCommand(args: readonly string[], pool: Pool, io: CommandIo): Promise<number> {
+export async function runKeysCommand(
+  args: readonly string[],
+  stores: KeysCommandStores,
+  io: CommandIo,
+): Promise<number> {
   const [action, ...rest] = args;
-  const keys = new PgApiKeys(pool);
+  const { keys } = stores;
   const { values, positionals } = parseArgs({
     args: [...rest],
     options: {
@@ -34,7 +43,7 @@ export async function runKeysCommand(args: readonly string[], pool: Pool, io: Co
   switch (action) {
     case "create": {
       const { key, record } = await issueApiKey(keys, createRequest(values));
-      await audit(pool, "key.issue", record, "accepted");
+      await audit(stores.audit, "key.issue", record, "accepted");
       io.stderr(
         `Issued key ${record.id} (${record.name}) to ${record.subject} for ${record.orgId === null ? "the platform" : `org ${record.orgId}`}, role ${record.role}. It is shown once; store it now.\n`,
       );
@@ -57,7 +66,7 @@ export async function runKeysCommand(args: readonly string[], pool: Pool, io: Co
         io.stderr(`no live key ${id}\n`);
         return 1;
       }
-      await audit(pool, "key.revoke", revoked, "accepted");
+      await audit(stores.audit, "key.revoke", revoked, "accepted");
       io.stderr(`revoked ${id}\n`);
       return 0;
     }
@@ -96,8 +105,8 @@ function createRequest(values: {
 }
 
 /** Key issue and revoke are audited under the key concerned: the CLI acts with database access, not a key. */
-async function audit(pool: Pool, action: "key.issue" | "key.revoke", key: ApiKeyRecord, outcome: string) {
-  await new PgAudit(pool).append({
+async function audit(trail: PgAudit, action: "key.issue" | "key.revoke", key: ApiKeyRecord, outcome: string) {
+  await trail.append({
     actorKeyId: null,
     subject: "cli",
     orgId: key.orgId,

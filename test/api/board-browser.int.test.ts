@@ -12,6 +12,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { createPlatformApi } from "../../src/roles/platform-api.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { keysCommandStores } from "../support/api-client.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 
@@ -100,7 +101,10 @@ describe("Bull Board in a browser", () => {
     await Promise.all([page.waitForURL(`${base}/admin/queues`), page.click("button[type=submit]")]);
     await page.getByText("executions", { exact: true }).first().waitFor({ timeout: 30_000 });
     expect(
-      await runKeysCommand(["revoke", issued.record.id], pool, { stdout: () => {}, stderr: () => {} }),
+      await runKeysCommand(["revoke", issued.record.id], keysCommandStores(pool), {
+        stdout: () => {},
+        stderr: () => {},
+      }),
     ).toBe(0);
     await page.goto(`${base}/admin/queues`);
     expect(new URL(page.url()).pathname).toBe("/admin/sign-in");

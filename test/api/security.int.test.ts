@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_ROUTES } from "../../src/api/api-routes.js";
 import { roleMay } from "../../src/api/auth/permissions.js";
 import { runKeysCommand } from "../../src/cli/keys-command.js";
+import { keysCommandStores } from "../support/api-client.js";
 import { eventually } from "../support/role-process.js";
 import { type ApiHarness, type PrincipalName, startApiHarness } from "./support/api-harness.js";
 
@@ -253,7 +254,10 @@ describe("Bull Board", () => {
     expect((await request(api.app).get("/admin/queues/api/queues").set("cookie", cookie)).status).toBe(200);
 
     // Revoking the key ends the session at its next request.
-    await runKeysCommand(["revoke", issued.id], api.pool, { stdout: () => {}, stderr: () => {} });
+    await runKeysCommand(["revoke", issued.id], keysCommandStores(api.pool), {
+      stdout: () => {},
+      stderr: () => {},
+    });
     const afterRevoke = await request(api.app).get("/admin/queues/api/queues").set("cookie", cookie);
     expect(afterRevoke.status).toBe(401);
     expect(afterRevoke.headers["content-type"]).toMatch(PROBLEM);
@@ -265,7 +269,7 @@ describe("Bull Board", () => {
 async function issueKeyViaCli(args: string[]): Promise<{ key: string; id: string }> {
   let stdout = "";
   let stderr = "";
-  const code = await runKeysCommand(["create", ...args], api.pool, {
+  const code = await runKeysCommand(["create", ...args], keysCommandStores(api.pool), {
     stdout: (t) => {
       stdout += t;
     },
@@ -328,7 +332,10 @@ describe("audit trail", () => {
     await api.as("integrator").post(`/v1/executions/${id}/signals/poke`).send({});
     await api.as("operator").post(`/v1/executions/${id}/cancel`);
     const issued = await issueKeyViaCli(["--org", "org-a", "--role", "approver", "--subject", "carol@acme"]);
-    await runKeysCommand(["revoke", issued.id], api.pool, { stdout: () => {}, stderr: () => {} });
+    await runKeysCommand(["revoke", issued.id], keysCommandStores(api.pool), {
+      stdout: () => {},
+      stderr: () => {},
+    });
 
     const events = async (query: Record<string, string>) => {
       const deadline = Date.now() + 10_000;
@@ -460,7 +467,7 @@ describe("keys command", () => {
   const run = async (args: string[]) => {
     let err = "";
     try {
-      const code = await runKeysCommand(args, api.pool, {
+      const code = await runKeysCommand(args, keysCommandStores(api.pool), {
         stdout: () => {},
         stderr: (t) => {
           err += t;

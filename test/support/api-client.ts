@@ -1,6 +1,10 @@
 import type { Express } from "express";
+import type { Pool } from "pg";
 import request from "supertest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
+import type { KeysCommandStores } from "../../src/cli/keys-command.js";
+import { PgApiKeys } from "../../src/store/pg-api-keys.js";
+import { PgAudit } from "../../src/store/pg-audit.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
@@ -67,4 +71,9 @@ export function httpClient<Name extends string>(base: string, keys: Record<Name,
     });
     return { status: res.status, body: await res.json() };
   };
+}
+
+/** The stores `tenor keys` writes, over a test's pool (the CLI's entry builds the same). */
+export function keysCommandStores(pool: Pool): KeysCommandStores {
+  return { keys: new PgApiKeys(pool), audit: new PgAudit(pool) };
 }
