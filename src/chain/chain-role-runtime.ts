@@ -2,6 +2,7 @@ import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { SecretReadOptions } from "../config/secret.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
+import { provide, type ServiceProvision } from "../engine/services.js";
 import type { EntityClient } from "../keyed/entity-client.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
@@ -9,8 +10,8 @@ import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { executionOrg } from "../store/chain-watch-sql.js";
 import { PgLedgerReads } from "../store/pg-ledger-reads.js";
-import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
-import { bindIndexedHeights } from "./lifecycle/wait-for-indexed.js";
+import { chainRuntimeService, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { indexedHeightsService } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
@@ -18,7 +19,7 @@ import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
 
 /**
  * The runner's chain boundary: clients per configured chain, the signers (secrets read here), the
- * lifecycle's runtime binding, and the confirmation watcher on the shards this replica owns
+ * lifecycle's services (`services`: the chain runtime and the index's heights), and the confirmation watcher on the shards this replica owns
  * (`shardWork` goes to the runner's shard owner), and the nonce-recovery schedule (`schedules`).
  */
 export function createRunnerChainRuntime(options: {
@@ -28,18 +29,23 @@ export function createRunnerChainRuntime(options: {
   entities: EntityClient;
   executions: Pick<ExecutionClient, "signal">;
   logger: Logger;
-}): { shardWork: ShardWork; schedules: ScheduleDefinition[]; stop(): Promise<void> } {
+}): {
+  shardWork: ShardWork;
+  schedules: ScheduleDefinition[];
+  services: ServiceProvision[];
+  stop(): Promise<void>;
+} {
   const chains = new ChainClients(options.config);
   const signers = SignerRegistry.fromConfig(options.config, options.secrets);
-  const unbind = bindChainRuntime({
-    chains,
-    signers,
-    reserveNonce: entityNonceReserver(options.entities),
-    executionOrg: (id) => executionOrg(options.pool, id),
-  });
-  const unbindIndexed = bindIndexedHeights((chainId) =>
-    new PgLedgerReads(options.pool).indexedHeight(chainId),
-  );
+  const services = [
+    provide(chainRuntimeService, {
+      chains,
+      signers,
+      reserveNonce: entityNonceReserver(options.entities),
+      executionOrg: (id) => executionOrg(options.pool, id),
+    }),
+    provide(indexedHeightsService, (chainId) => new PgLedgerReads(options.pool).indexedHeight(chainId)),
+  ];
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({
@@ -50,6 +56,7 @@ export function createRunnerChainRuntime(options: {
     logger: options.logger.child({ component: "runner" }),
   });
   return {
+    services,
     schedules: [
       nonceRecoverySchedule(
         { pool: options.pool, chains, signers },
@@ -66,8 +73,6 @@ export function createRunnerChainRuntime(options: {
     },
     async stop() {
       await watcher.stop();
-      unbind();
-      unbindIndexed();
     },
   };
 }
