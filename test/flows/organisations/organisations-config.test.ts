@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { ABANDONED_DEPLOYMENT_SERVICES } from "../../../flows/organisations/abandoned-deployments.js";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
+import { provide, ServiceSet } from "../../../src/engine/services.js";
 import { application } from "../../../workers/application.js";
 import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../workers/organisation-deployments-schedule.js";
 
@@ -16,7 +18,11 @@ describe("organisations.abandonedDeploymentsIntervalMs", () => {
   it("defaults to one minute and is the failed-deployment schedule's cadence", () => {
     const config = loadConfig({ env: base });
     expect(config.organisations.abandonedDeploymentsIntervalMs).toBe(60_000);
-    const schedules = application.schedules({ config } as Parameters<typeof application.schedules>[0]);
+    // The schedule is built over the services it reaches; placeholders do, it runs nothing here.
+    const services = new ServiceSet(ABANDONED_DEPLOYMENT_SERVICES.map((key) => provide(key, {} as never)));
+    const schedules = application.schedules({ config, services } as Parameters<
+      typeof application.schedules
+    >[0]);
     expect(schedules.map((s) => [s.name, s.cadence])).toEqual([
       [ORGANISATION_DEPLOYMENTS_SCHEDULE, { kind: "every", everyMs: 60_000 }],
     ]);
