@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ABANDONED_DEPLOYMENT_SERVICES } from "../../../flows/organisations/abandoned-deployments.js";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
-import { provide, ServiceSet } from "../../../src/engine/services.js";
+import { type AnyServiceKey, provide, ServiceSet } from "../../../src/engine/services.js";
 import { application } from "../../../workers/application.js";
 import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../workers/organisation-deployments-schedule.js";
 
@@ -19,7 +19,9 @@ describe("organisations.abandonedDeploymentsIntervalMs", () => {
     const config = loadConfig({ env: base });
     expect(config.organisations.abandonedDeploymentsIntervalMs).toBe(60_000);
     // The schedule is built over the services it reaches; placeholders do, it runs nothing here.
-    const services = new ServiceSet(ABANDONED_DEPLOYMENT_SERVICES.map((key) => provide(key, {} as never)));
+    const services = new ServiceSet(
+      ABANDONED_DEPLOYMENT_SERVICES.map((key: AnyServiceKey) => provide(key, {})),
+    );
     const schedules = application.schedules({ config, services } as Parameters<
       typeof application.schedules
     >[0]);
