@@ -1,11 +1,12 @@
-import { bindAssetPorts } from "../flows/assets/asset-ports.js";
-import { bindHolderSnapshots } from "../flows/corporate-actions/holder-snapshot.js";
+import { assetPortsService } from "../flows/assets/asset-ports.js";
+import { holderSnapshotsService } from "../flows/corporate-actions/holder-snapshot.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
-import { bindOrganisationSystems } from "../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../flows/organisations/organisation-systems-port.js";
 import { organisationDeploymentsSchedule } from "../flows/organisations/schedules/deployments-schedule.js";
 import { PgOrganisationSystems } from "../flows/organisations/store/pg-organisation-systems.js";
-import { bindIndexingScope } from "../flows/support/indexing-scope.js";
+import { indexingScopeService } from "../flows/support/indexing-scope.js";
 import { CHAIN_ENTITIES } from "../src/chain/nonce-entity.js";
+import { provide } from "../src/engine/services.js";
 import { PgLedgerSnapshot } from "../src/ledger-index/store/snapshot.js";
 import type { Application } from "../src/roles/application.js";
 import { applicationRoutes } from "./api-routes.js";
@@ -14,25 +15,20 @@ import { pgIndexingScope } from "./indexing-scope.js";
 
 /**
  * This release's application: the flows, the chain boundary's keyed entities, the features' routes
- * and schedules, the flows' runtime.
+ * and schedules, the flows' services.
  */
 export const application: Application = {
   workflows: ALL_WORKFLOWS,
   activities: ALL_ACTIVITIES,
   entities: CHAIN_ENTITIES,
   routes: applicationRoutes,
-  schedules: ({ config }) => [
-    organisationDeploymentsSchedule(config.organisations.abandonedDeploymentsIntervalMs),
+  schedules: ({ config, services }) => [
+    organisationDeploymentsSchedule(config.organisations.abandonedDeploymentsIntervalMs, services),
   ],
-  bindRuntime(deps) {
-    const unbind = [
-      bindIndexingScope(pgIndexingScope(deps.pool)),
-      bindOrganisationSystems(new PgOrganisationSystems(deps.pool)),
-      bindAssetPorts(assetPorts(deps.config.assetTemplates, deps.pool)),
-      bindHolderSnapshots(new PgLedgerSnapshot(deps.pool)),
-    ];
-    return () => {
-      for (const u of unbind) u();
-    };
-  },
+  services: (deps) => [
+    provide(indexingScopeService, pgIndexingScope(deps.pool)),
+    provide(organisationSystemsService, new PgOrganisationSystems(deps.pool)),
+    provide(assetPortsService, assetPorts(deps.config.assetTemplates, deps.pool)),
+    provide(holderSnapshotsService, new PgLedgerSnapshot(deps.pool)),
+  ],
 };

@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
  * The reads asset creation journals before each feed write, so a re-run (a takeover of a failed
@@ -8,11 +9,12 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
  * again. Each returns what it saw; the workflow decides.
  */
 
-const client = (chainId: number) => chainRuntime().chains.get(chainId).public;
+const client = (services: ServiceLookup, chainId: number) =>
+  services.service(chainRuntimeService).chains.get(chainId).public;
 
 /** The feed's latest round (0: no observation yet). */
-export async function latestRound(chainId: number, feed: Address): Promise<number> {
-  const round = await client(chainId).readContract({
+export async function latestRound(services: ServiceLookup, chainId: number, feed: Address): Promise<number> {
+  const round = await client(services, chainId).readContract({
     address: feed,
     abi: PriceFeed.abi,
     functionName: "latestRound",
@@ -22,18 +24,19 @@ export async function latestRound(chainId: number, feed: Address): Promise<numbe
 
 /** The resolver's feed and staleness bound for `asset` (zero address and 0 when it has none). */
 export async function resolverEntry(
+  services: ServiceLookup,
   chainId: number,
   resolver: Address,
   asset: Address,
 ): Promise<{ feed: string; maxAgeSeconds: string }> {
   const [feed, maxAge] = await Promise.all([
-    client(chainId).readContract({
+    client(services, chainId).readContract({
       address: resolver,
       abi: PriceResolver.abi,
       functionName: "feedOf",
       args: [asset],
     }),
-    client(chainId).readContract({
+    client(services, chainId).readContract({
       address: resolver,
       abi: PriceResolver.abi,
       functionName: "maxAgeOf",
@@ -44,13 +47,25 @@ export async function resolverEntry(
 }
 
 /** The token's own answer to `paused()`. */
-export async function tokenPaused(chainId: number, token: Address): Promise<boolean> {
-  return client(chainId).readContract({ address: token, abi: AssetToken.abi, functionName: "paused" });
+export async function tokenPaused(
+  services: ServiceLookup,
+  chainId: number,
+  token: Address,
+): Promise<boolean> {
+  return client(services, chainId).readContract({
+    address: token,
+    abi: AssetToken.abi,
+    functionName: "paused",
+  });
 }
 
 /** The resolver's owner, lower-case. */
-export async function resolverOwner(chainId: number, resolver: Address): Promise<string> {
-  const owner = await client(chainId).readContract({
+export async function resolverOwner(
+  services: ServiceLookup,
+  chainId: number,
+  resolver: Address,
+): Promise<string> {
+  const owner = await client(services, chainId).readContract({
     address: resolver,
     abi: PriceResolver.abi,
     functionName: "owner",

@@ -1,11 +1,11 @@
-import { TenorError } from "../../src/errors/tenor-error.js";
-import { ASSET_ERRORS } from "./asset-errors.js";
+import { defineService } from "../../src/engine/services.js";
 import type { AssetRecord, NewAsset } from "./asset-record.js";
 
 /**
  * What asset creation needs from outside the workflow (docs/assets.md): the platform's asset
- * templates (from configuration) and the assets read model (a table). Bound by the runner's
- * composition root (workers/application.ts) before it takes work; tests bind their own.
+ * templates (from configuration) and the assets read model (a table). A service
+ * (src/engine/services.ts) the runner's composition root (workers/application.ts) provides; tests
+ * provide their own.
  */
 
 /** An asset template as configured (`assetTemplates`): facts a caller never supplies. */
@@ -61,34 +61,10 @@ export interface AssetRegistry {
   ): Promise<{ activated: boolean; asset: AssetRecord }>;
 }
 
-let templates: AssetTemplates | undefined;
-let registry: AssetRegistry | undefined;
-
-/** Binds the templates and the registry; returns the unbinding. */
-export function bindAssetPorts(ports: { templates: AssetTemplates; registry: AssetRegistry }): () => void {
-  templates = ports.templates;
-  registry = ports.registry;
-  return () => {
-    if (templates === ports.templates) templates = undefined;
-    if (registry === ports.registry) registry = undefined;
-  };
+/** The templates and the registry together: the service asset creation declares. */
+export interface AssetPorts {
+  templates: AssetTemplates;
+  registry: AssetRegistry;
 }
 
-export function assetTemplates(): AssetTemplates {
-  return templates ?? unbound();
-}
-
-export function assetRegistry(): AssetRegistry {
-  return registry ?? unbound();
-}
-
-function unbound(): never {
-  // Retryable: the execution suspends and resumes on a runner that has the ports bound.
-  throw new TenorError(
-    ASSET_ERRORS.PORTS_MISSING,
-    "this process has no asset ports bound (runner role only)",
-    {
-      retryable: true,
-    },
-  );
-}
+export const assetPortsService = defineService<AssetPorts>("assets.ports");

@@ -1,14 +1,14 @@
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
-import { indexingScope, type ScopeKind } from "../support/indexing-scope.js";
+import { indexingScopeService, type ScopeKind } from "../support/indexing-scope.js";
 import { latestRound, resolverEntry, resolverOwner } from "./asset-chain-reads.js";
 import { ASSET_ERRORS } from "./asset-errors.js";
-import { type AssetTemplate, assetRegistry, assetTemplates } from "./asset-ports.js";
+import { type AssetTemplate, assetPortsService } from "./asset-ports.js";
 import type { AssetRecord } from "./asset-record.js";
 import { CreateAssetInput, CreateAssetOutput } from "./asset-schemas.js";
 import { scaledPrice } from "./scaled-price.js";
@@ -27,11 +27,12 @@ export const createAsset = defineWorkflow({
   version: 1,
   input: CreateAssetInput,
   output: CreateAssetOutput,
+  services: [chainRuntimeService, assetPortsService, indexingScopeService],
   async run(ctx, input) {
     ctx.progress({ phase: "template", hashes: [] });
     // The request boundary: the template is read from the platform's configuration by id, and an
     // organisation sees only its own templates.
-    const template = await ctx.step("template.resolve", () => templateFor(ctx.orgId, input.templateId));
+    const template = await ctx.step("template.resolve", () => templateFor(ctx, input.templateId));
     if (!template) {
       throw new BusinessError(ASSET_ERRORS.TEMPLATE_UNKNOWN, `no asset template ${input.templateId}`, {
         field: "templateId",
@@ -41,12 +42,12 @@ export const createAsset = defineWorkflow({
     }
     const price = scaledPrice(input.initialPrice, template.priceDecimals);
     const signer = await ctx.step("signer.address", () =>
-      chainRuntime().signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
+      ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
     );
     await checkResolver(ctx, template, signer);
     const candidateId = await ctx.uuid();
     const claim = await ctx.step("asset.claim", () =>
-      assetRegistry().claim({
+      ctx.service(assetPortsService).registry.claim({
         id: candidateId,
         orgId: ctx.orgId,
         templateId: template.id,
@@ -84,7 +85,7 @@ async function createOnChain(
     ctx.progress({ phase, done, total: 5, assetId: asset.id, status: "paused", hashes: asset.hashes });
   const record = async (step: string, patch: { token?: string; feed?: string }, hash?: string) => {
     const updated = await ctx.step(`${step}.record`, () =>
-      assetRegistry().record(asset.orgId, asset.id, ctx.executionId, {
+      ctx.service(assetPortsService).registry.record(asset.orgId, asset.id, ctx.executionId, {
         ...patch,
         ...(hash ? { hash: { step, hash } } : {}),
       }),
@@ -93,7 +94,9 @@ async function createOnChain(
   };
   const track = (step: string, address: string, kind: ScopeKind, from: string | undefined) =>
     ctx.step(`${step}.track`, () =>
-      indexingScope().add({ chainId, orgId: asset.orgId, address, kind }, BigInt(from ?? "0")),
+      ctx
+        .service(indexingScopeService)
+        .add({ chainId, orgId: asset.orgId, address, kind }, BigInt(from ?? "0")),
     );
 
   show("token", 0);
@@ -127,7 +130,7 @@ async function createOnChain(
   await track("resolver", resolver, "price-resolver", undefined);
 
   show("feed.observe", 2);
-  const round = await ctx.step("feed.observe.read", () => latestRound(chainId, feed.address));
+  const round = await ctx.step("feed.observe.read", () => latestRound(ctx, chainId, feed.address));
   if (round === 0) {
     const sent = await writeContract(ctx, "feed.observe", {
       chainId,
@@ -139,7 +142,7 @@ async function createOnChain(
   }
 
   show("feed.bound", 3);
-  const entry = await ctx.step("feed.bound.read", () => resolverEntry(chainId, resolver, token.address));
+  const entry = await ctx.step("feed.bound.read", () => resolverEntry(ctx, chainId, resolver, token.address));
   if (entry.feed !== feed.address.toLowerCase() || entry.maxAgeSeconds === "0") {
     if (entry.feed !== ZERO && entry.feed !== feed.address.toLowerCase()) {
       throw new BusinessError(
@@ -163,7 +166,7 @@ async function createOnChain(
   }
 
   const activation = await ctx.step("asset.activate", () =>
-    assetRegistry().activate(asset.orgId, asset.id, ctx.executionId),
+    ctx.service(assetPortsService).registry.activate(asset.orgId, asset.id, ctx.executionId),
   );
   Object.assign(asset, activation.asset);
   ctx.progress({
@@ -186,9 +189,9 @@ async function createOnChain(
 
 const ZERO = "0x0000000000000000000000000000000000000000";
 
-function templateFor(orgId: string, id: string): AssetTemplate | null {
-  const template = assetTemplates().get(id);
-  return template && template.orgId === orgId ? template : null;
+function templateFor(ctx: WorkflowContext, id: string): AssetTemplate | null {
+  const template = ctx.service(assetPortsService).templates.get(id);
+  return template && template.orgId === ctx.orgId ? template : null;
 }
 
 /**
@@ -197,10 +200,10 @@ function templateFor(orgId: string, id: string): AssetTemplate | null {
  */
 async function checkResolver(ctx: WorkflowContext, template: AssetTemplate, signer: string) {
   const seen = await ctx.step("resolver.check", async () => {
-    const present = await hasCode(template.chainId, template.resolver as Address);
+    const present = await hasCode(ctx, template.chainId, template.resolver as Address);
     return {
       present,
-      owner: present ? await resolverOwner(template.chainId, template.resolver as Address) : null,
+      owner: present ? await resolverOwner(ctx, template.chainId, template.resolver as Address) : null,
     };
   });
   if (!seen.present || seen.owner !== signer) {

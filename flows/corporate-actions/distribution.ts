@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { z } from "zod";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
-import { waitForIndexed } from "../../src/chain/lifecycle/wait-for-indexed.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { indexedHeightsService, waitForIndexed } from "../../src/chain/lifecycle/wait-for-indexed.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import type { Duration } from "../../src/engine/duration.js";
 import { toMilliseconds } from "../../src/engine/duration.js";
@@ -28,7 +28,7 @@ import {
 } from "./distributor.js";
 import { batchesOf, computeEntitlements, type Entitlements } from "./entitlements.js";
 import { CORPORATE_ACTION_ERRORS as ERRORS } from "./errors.js";
-import { holderSnapshots } from "./holder-snapshot.js";
+import { holderSnapshotsService } from "./holder-snapshot.js";
 import { findRecordHeight, recordDateSettled } from "./record-height.js";
 import { CorporateActionInput, CorporateActionOutput } from "./schemas.js";
 
@@ -44,12 +44,16 @@ export const corporateActionDistribution = defineWorkflow({
   version: 1,
   input: CorporateActionInput,
   output: CorporateActionOutput,
+  services: [chainRuntimeService, indexedHeightsService, holderSnapshotsService],
   async run(ctx, input): Promise<CorporateActionOutput> {
     ctx.progress({ phase: "record" });
     const facts = await ctx.step("facts", async () => ({
-      asset: await readTokenFacts(input.chainId, input.asset as Address),
-      payment: await readTokenFacts(input.chainId, input.paymentToken as Address),
-      payer: chainRuntime().signers.forOrg(ctx.orgId, input.payerSignerId).address.toLowerCase(),
+      asset: await readTokenFacts(ctx, input.chainId, input.asset as Address),
+      payment: await readTokenFacts(ctx, input.chainId, input.paymentToken as Address),
+      payer: ctx
+        .service(chainRuntimeService)
+        .signers.forOrg(ctx.orgId, input.payerSignerId)
+        .address.toLowerCase(),
     }));
     const asset = tokenAsset(input.chainId, input.asset, facts.asset);
     const payment = tokenAsset(input.chainId, input.paymentToken, facts.payment);
@@ -65,7 +69,7 @@ export const corporateActionDistribution = defineWorkflow({
       });
     }
     const snapshot = await ctx.step("snapshot", () =>
-      holderSnapshots().holdersAt({
+      ctx.service(holderSnapshotsService).holdersAt({
         chainId: input.chainId,
         orgId: ctx.orgId,
         token: input.asset,
@@ -128,7 +132,7 @@ export const corporateActionDistribution = defineWorkflow({
       fundingDeadline: fundingDeadline.toISOString(),
     });
     const allowance = await ctx.step("allowance", () =>
-      readAllowance(input.chainId, input.paymentToken as Address, payer, distributor.address),
+      readAllowance(ctx, input.chainId, input.paymentToken as Address, payer, distributor.address),
     );
     if (BigInt(allowance) < units(entitlements.total)) {
       await writeContract(ctx, "allowance.approve", {
@@ -147,7 +151,7 @@ export const corporateActionDistribution = defineWorkflow({
       // A fact before the write: a batch already paid (by an earlier execution of this action) is
       // skipped, since the contract would refuse it and the write would fail as reverted.
       const state = await ctx.step(`batch:${index}.state`, () =>
-        readBatchState(input.chainId, distributor.address, input.paymentToken as Address, payer, id),
+        readBatchState(ctx, input.chainId, distributor.address, input.paymentToken as Address, payer, id),
       );
       const batchTotal = TokenAmount.sum(
         payment,
@@ -245,7 +249,7 @@ async function resolveRecordHeight(ctx: WorkflowContext, chainId: number, record
   const settled = await ctx.waitFor("record.settled", {
     every: "1s",
     timeout: "1h",
-    check: () => recordDateSettled(chainId, recordDate),
+    check: () => recordDateSettled(ctx, chainId, recordDate),
   });
   if (!("satisfied" in settled)) {
     throw new BusinessError(
@@ -254,7 +258,7 @@ async function resolveRecordHeight(ctx: WorkflowContext, chainId: number, record
       { chainId, recordDate: recordDate.toISOString() },
     );
   }
-  return ctx.step("record.height", () => findRecordHeight(chainId, recordDate));
+  return ctx.step("record.height", () => findRecordHeight(ctx, chainId, recordDate));
 }
 
 /** The Distributor's CREATE2 address, known before it exists (to exclude it from the holders). */

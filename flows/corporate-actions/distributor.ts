@@ -7,7 +7,8 @@ import {
   keccak256,
 } from "viem";
 import { Distributor, TestToken } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
  * The Distributor contract as the corporate-action flow uses it (contracts/Distributor.sol): one
@@ -57,13 +58,14 @@ export function approveCall(spender: Address): Hex {
 
 /** What a batch write depends on, read just before it (a fact for the journal, base units as strings). */
 export async function readBatchState(
+  services: ServiceLookup,
   chainId: number,
   distributor: Address,
   token: Address,
   payer: Address,
   id: Hex,
 ): Promise<{ paid: boolean; payerBalance: string }> {
-  const client = chainRuntime().chains.get(chainId).public;
+  const client = services.service(chainRuntimeService).chains.get(chainId).public;
   const [paid, balance] = await Promise.all([
     client.readContract({ address: distributor, abi: Distributor.abi, functionName: "paid", args: [id] }),
     client.readContract({ address: token, abi: TestToken.abi, functionName: "balanceOf", args: [payer] }),
@@ -73,12 +75,13 @@ export async function readBatchState(
 
 /** The payer's allowance to the Distributor in the payment token (base units). */
 export async function readAllowance(
+  services: ServiceLookup,
   chainId: number,
   token: Address,
   payer: Address,
   distributor: Address,
 ): Promise<string> {
-  const client = chainRuntime().chains.get(chainId).public;
+  const client = services.service(chainRuntimeService).chains.get(chainId).public;
   const allowance = await client.readContract({
     address: token,
     abi: TestToken.abi,
@@ -90,10 +93,11 @@ export async function readAllowance(
 
 /** decimals() and symbol() of an ERC-20. */
 export async function readTokenFacts(
+  services: ServiceLookup,
   chainId: number,
   token: Address,
 ): Promise<{ decimals: number; symbol: string }> {
-  const client = chainRuntime().chains.get(chainId).public;
+  const client = services.service(chainRuntimeService).chains.get(chainId).public;
   const [decimals, symbol] = await Promise.all([
     client.readContract({ address: token, abi: TestToken.abi, functionName: "decimals" }),
     client.readContract({ address: token, abi: TestToken.abi, functionName: "symbol" }),

@@ -1,10 +1,9 @@
-import { TenorError } from "../../src/errors/tenor-error.js";
-import { CORPORATE_ACTION_ERRORS } from "./errors.js";
+import { defineService } from "../../src/engine/services.js";
 
 /**
  * What a corporate action reads from the Ledger Index: a token's holders at the record height
- * (docs/corporate-actions.md). A port, like flows/support/indexing-scope.ts: the runner's
- * composition root (workers/application.ts) binds it over the index's store before it takes work.
+ * (docs/corporate-actions.md). A service, like flows/support/indexing-scope.ts: the runner's
+ * composition root (workers/application.ts) provides it over the index's store.
  */
 export interface HolderSnapshotQuery {
   chainId: number;
@@ -24,24 +23,6 @@ export interface HolderSnapshotSource {
   ): Promise<{ tracked: boolean; holders: { holder: string; balance: string }[] }>;
 }
 
-let bound: HolderSnapshotSource | undefined;
-
-/** Bound by the runner's composition root before it takes work; returns the unbinding. */
-export function bindHolderSnapshots(source: HolderSnapshotSource): () => void {
-  bound = source;
-  return () => {
-    if (bound === source) bound = undefined;
-  };
-}
-
-export function holderSnapshots(): HolderSnapshotSource {
-  if (!bound) {
-    // Retryable: the execution suspends and resumes on a runner that has it bound.
-    throw new TenorError(
-      CORPORATE_ACTION_ERRORS.HOLDER_SNAPSHOT_MISSING,
-      "this process has no holder snapshot source bound (runner role only)",
-      { retryable: true },
-    );
-  }
-  return bound;
-}
+export const holderSnapshotsService = defineService<HolderSnapshotSource>(
+  "corporate-actions.holder-snapshots",
+);

@@ -1,5 +1,6 @@
 import type { PublicClient } from "viem";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
  * The record date as a block height (docs/corporate-actions.md, "Record date and snapshot"): the
@@ -15,8 +16,11 @@ export interface RecordHeight {
 }
 
 /** The highest settled block under the chain's finality rule (`finalized` tag or depth). */
-export async function settledBlock(chainId: number): Promise<{ number: bigint; timestamp: bigint }> {
-  const chain = chainRuntime().chains.get(chainId);
+export async function settledBlock(
+  services: ServiceLookup,
+  chainId: number,
+): Promise<{ number: bigint; timestamp: bigint }> {
+  const chain = services.service(chainRuntimeService).chains.get(chainId);
   const client = chain.public as PublicClient;
   const finality = chain.config.finality;
   if (finality === "finalized") return client.getBlock({ blockTag: "finalized" });
@@ -26,8 +30,12 @@ export async function settledBlock(chainId: number): Promise<{ number: bigint; t
 }
 
 /** True once a settled block is later than `recordDate` (the record height can be decided). */
-export async function recordDateSettled(chainId: number, recordDate: Date): Promise<boolean> {
-  const settled = await settledBlock(chainId);
+export async function recordDateSettled(
+  services: ServiceLookup,
+  chainId: number,
+  recordDate: Date,
+): Promise<boolean> {
+  const settled = await settledBlock(services, chainId);
   return settled.timestamp * 1000n > BigInt(recordDate.getTime());
 }
 
@@ -35,11 +43,15 @@ export async function recordDateSettled(chainId: number, recordDate: Date): Prom
  * Binary search over settled blocks for the last one at or before `recordDate`. Call only after
  * `recordDateSettled`; a record date before the chain's first block is height 0.
  */
-export async function findRecordHeight(chainId: number, recordDate: Date): Promise<RecordHeight> {
-  const client = chainRuntime().chains.get(chainId).public as PublicClient;
+export async function findRecordHeight(
+  services: ServiceLookup,
+  chainId: number,
+  recordDate: Date,
+): Promise<RecordHeight> {
+  const client = services.service(chainRuntimeService).chains.get(chainId).public as PublicClient;
   const limit = BigInt(Math.floor(recordDate.getTime() / 1000));
   let low = 0n;
-  let high = (await settledBlock(chainId)).number;
+  let high = (await settledBlock(services, chainId)).number;
   while (low < high) {
     const mid = (low + high + 1n) / 2n;
     const block = await client.getBlock({ blockNumber: mid });

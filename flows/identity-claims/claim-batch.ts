@@ -1,5 +1,6 @@
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import type { Duration } from "../../src/engine/duration.js";
 import { BusinessError } from "../../src/engine/errors.js";
@@ -23,13 +24,14 @@ export const claimBatch = defineWorkflow({
   version: 1,
   input: ClaimBatchInput,
   output: ClaimBatchOutput,
+  services: [chainRuntimeService],
   async run(ctx, input) {
     const claims = normaliseClaims(input.claims);
     const registry = getAddress(input.registry);
     const total = claims.length;
     ctx.progress({ phase: "checking", done: 0, total });
     const facts = await ctx.step("registry.inspect", () =>
-      inspectRegistry(ctx.orgId, input.chainId, registry, input.signerId),
+      inspectRegistry(ctx, ctx.orgId, input.chainId, registry, input.signerId),
     );
     const where = { chainId: input.chainId, registry, signerId: input.signerId, signer: facts.signer };
     if (facts.signerScope === "platform") {
@@ -130,7 +132,7 @@ async function writeBatch(
   outcomes: ClaimOutcome[],
 ): Promise<WriteSummary> {
   const present = await ctx.step(`batch:${b}.present`, () =>
-    readPresentClaims(target.chainId, target.registry, target.signer, batch),
+    readPresentClaims(ctx, target.chainId, target.registry, target.signer, batch),
   );
   const missing = batch.filter((_, i) => present.onChain[i] === null);
   if (missing.length > 0 && !present.signerCanIssue) {
@@ -157,7 +159,7 @@ async function writeBatch(
     });
     transaction = tx.hash;
     const effect = await ctx.step(`batch:${b}.effect`, () =>
-      readWriteEffect(target.chainId, target.registry, tx.hash, missing),
+      readWriteEffect(ctx, target.chainId, target.registry, tx.hash, missing),
     );
     added = new Set(effect.added);
     missing.forEach((c, i) => {

@@ -9,7 +9,8 @@ import {
   zeroHash,
 } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 import type { Claim } from "./claim-input.js";
 
 /**
@@ -38,12 +39,13 @@ export type SignerScope = "organisation" | "platform";
  * what the registry says about it.
  */
 export async function inspectRegistry(
+  services: ServiceLookup,
   orgId: string,
   chainId: number,
   registry: Address,
   signerId: string,
 ): Promise<RegistryFacts> {
-  const runtime = chainRuntime();
+  const runtime = services.service(chainRuntimeService);
   const signer = runtime.signers.forOrg(orgId, signerId);
   const signerScope: SignerScope = signer.orgId === undefined ? "platform" : "organisation";
   const client = runtime.chains.get(chainId).public;
@@ -76,12 +78,13 @@ export interface PresentClaims {
 }
 
 export async function readPresentClaims(
+  services: ServiceLookup,
   chainId: number,
   registry: Address,
   signer: Address,
   claims: readonly Claim[],
 ): Promise<PresentClaims> {
-  const client = chainRuntime().chains.get(chainId).public;
+  const client = services.service(chainRuntimeService).chains.get(chainId).public;
   const [signerCanIssue, hashes] = await Promise.all([
     client.readContract({
       address: registry,
@@ -89,7 +92,7 @@ export async function readPresentClaims(
       functionName: "canIssue",
       args: [signer],
     }),
-    readHashes(chainId, registry, claims),
+    readHashes(services, chainId, registry, claims),
   ]);
   return { signerCanIssue, onChain: hashes };
 }
@@ -103,27 +106,30 @@ export interface WriteEffect {
 }
 
 export async function readWriteEffect(
+  services: ServiceLookup,
   chainId: number,
   registry: Address,
   hash: Hex,
   sent: readonly Claim[],
 ): Promise<WriteEffect> {
-  const client = chainRuntime().chains.get(chainId).public;
+  const client = services.service(chainRuntimeService).chains.get(chainId).public;
   const receipt = await client.getTransactionReceipt({ hash });
   const events = parseEventLogs({ abi: ClaimRegistry.abi, eventName: "ClaimAdded", logs: receipt.logs });
   const added = events
     .filter((e) => getAddress(e.address) === registry)
     .map((e) => `${e.args.subject.toLowerCase()}/${e.args.topic.toString()}`);
-  return { added, onChain: await readHashes(chainId, registry, sent, receipt.blockNumber) };
+  return { added, onChain: await readHashes(services, chainId, registry, sent, receipt.blockNumber) };
 }
 
 async function readHashes(
+  services: ServiceLookup,
   chainId: number,
   registry: Address,
   claims: readonly Claim[],
   blockNumber?: bigint,
 ): Promise<(Hex | null)[]> {
-  const hashes = await chainRuntime()
+  const hashes = await services
+    .service(chainRuntimeService)
     .chains.get(chainId)
     .public.readContract({
       address: registry,

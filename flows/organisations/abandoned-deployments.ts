@@ -1,6 +1,8 @@
-import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
+import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-head.js";
-import { type AbandonedDeployment, organisationSystems } from "./organisation-systems-port.js";
+import { type AbandonedDeployment, organisationSystemsService } from "./organisation-systems-port.js";
 
 /**
  * The failed-deployment pass (docs/organisations.md, "Abandoned deployments"). A deployment still
@@ -33,11 +35,21 @@ export interface DeploymentLog {
 /** Most deployments one pass settles; the rest wait for the next. */
 export const ABANDONED_BATCH = 100;
 
-export async function releaseAbandonedDeployments(log: DeploymentLog): Promise<AbandonedDeploymentsReport> {
+/** What a pass reaches: the deployments, the indexing scope and the chains' heads. */
+export const ABANDONED_DEPLOYMENT_SERVICES = [
+  organisationSystemsService,
+  indexingScopeService,
+  chainRuntimeService,
+] as const;
+
+export async function releaseAbandonedDeployments(
+  services: ServiceLookup,
+  log: DeploymentLog,
+): Promise<AbandonedDeploymentsReport> {
   const report: AbandonedDeploymentsReport = { failed: 0, released: 0, restored: 0, errors: 0 };
-  for (const deployment of await organisationSystems().abandoned(ABANDONED_BATCH)) {
+  for (const deployment of await services.service(organisationSystemsService).abandoned(ABANDONED_BATCH)) {
     try {
-      await settle(deployment, report, log);
+      await settle(services, deployment, report, log);
     } catch (error) {
       report.errors++;
       log.warn("abandoned organisation deployment left for the next pass", {
@@ -52,18 +64,21 @@ export async function releaseAbandonedDeployments(log: DeploymentLog): Promise<A
 }
 
 async function settle(
+  services: ServiceLookup,
   deployment: AbandonedDeployment,
   report: AbandonedDeploymentsReport,
   log: DeploymentLog,
 ): Promise<void> {
   let { system } = deployment;
   if (deployment.reason !== "scope-not-released") {
-    const height = await chainHead(system.chainId);
+    const height = await chainHead(services, system.chainId);
     const reason =
       deployment.reason === "execution-missing"
         ? "execution no longer exists"
         : `execution failed (${deployment.failureCode ?? "unknown code"})`;
-    const failed = await organisationSystems().markFailed(system.executionId, height, reason);
+    const failed = await services
+      .service(organisationSystemsService)
+      .markFailed(system.executionId, height, reason);
     // Recorded (or declared failed by another runner) since it was read: nothing to do.
     if (!failed) return;
     system = failed;
@@ -76,9 +91,9 @@ async function settle(
     kind: "system-settings",
   });
   const removedHeight = system.removedHeight ?? system.fromHeight;
-  await indexingScope().remove(tracked(system.address), removedHeight);
+  await services.service(indexingScopeService).remove(tracked(system.address), removedHeight);
   report.released++;
-  const restored = await restoreRecorded(system.orgId, system.chainId, system.fromHeight);
+  const restored = await restoreRecorded(services, system.orgId, system.chainId, system.fromHeight);
   if (restored) report.restored++;
   log.info("organisation deployment declared failed and taken out of the indexing scope", {
     orgId: system.orgId,
@@ -93,11 +108,18 @@ async function settle(
 }
 
 /** Tracks the organisation's recorded system again when it is not tracked; its address when it did. */
-async function restoreRecorded(orgId: string, chainId: number, fromHeight: bigint): Promise<string | null> {
-  const active = await organisationSystems().active(orgId, chainId);
+async function restoreRecorded(
+  services: ServiceLookup,
+  orgId: string,
+  chainId: number,
+  fromHeight: bigint,
+): Promise<string | null> {
+  const active = await services.service(organisationSystemsService).active(orgId, chainId);
   if (!active) return null;
-  const live = await indexingScope().live(chainId, orgId, "system-settings");
+  const live = await services.service(indexingScopeService).live(chainId, orgId, "system-settings");
   if (live.some((c) => c.address.toLowerCase() === active.address)) return null;
-  await indexingScope().add({ chainId, orgId, address: active.address, kind: "system-settings" }, fromHeight);
+  await services
+    .service(indexingScopeService)
+    .add({ chainId, orgId, address: active.address, kind: "system-settings" }, fromHeight);
   return active.address;
 }

@@ -1,6 +1,7 @@
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 
 /** The chain's latest block number, from its configured node (CHAIN_UNKNOWN for an unknown chain). */
-export async function chainHead(chainId: number): Promise<bigint> {
-  return chainRuntime().chains.get(chainId).public.getBlockNumber();
+export async function chainHead(services: ServiceLookup, chainId: number): Promise<bigint> {
+  return services.service(chainRuntimeService).chains.get(chainId).public.getBlockNumber();
 }

@@ -2,14 +2,15 @@ import { type Address, encodeDeployData } from "viem";
 import { z } from "zod";
 import { CHAIN_ERRORS } from "../../src/chain/chain-error-codes.js";
 import { SystemSettings } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
+import { indexingScopeService } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-head.js";
 import { ORGANISATION_ERRORS } from "./organisation-errors.js";
-import { organisationSystems } from "./organisation-systems-port.js";
+import { organisationSystemsService } from "./organisation-systems-port.js";
 import { saveSystemSettings } from "./save-system-settings.js";
 
 /**
@@ -42,8 +43,10 @@ export const deployOrganisationSystem = defineWorkflow({
   version: 1,
   input: DeploySystemInput,
   output: DeploySystemOutput,
+  // The deployment's own steps, and saveSystemSettings' (the indexing scope, the systems' record).
+  services: [chainRuntimeService, organisationSystemsService, indexingScopeService],
   async run(ctx, input) {
-    const owner = await ctx.step("system.owner", () => ownerOf(ctx.orgId, input.signerId));
+    const owner = await ctx.step("system.owner", () => ownerOf(ctx, input.signerId));
     if (owner.address === null) {
       throw new BusinessError(
         CHAIN_ERRORS.SIGNER_UNKNOWN,
@@ -68,7 +71,7 @@ export const deployOrganisationSystem = defineWorkflow({
       chainId: input.chainId,
       address,
       fromHeight,
-      head: () => chainHead(input.chainId),
+      head: () => chainHead(ctx, input.chainId),
     });
     return {
       chainId: input.chainId,
@@ -86,9 +89,9 @@ function systemSalt(ctx: WorkflowContext): string {
 }
 
 /** Step: the signer's address when the organisation may use it (a fact; the body refuses). */
-async function ownerOf(orgId: string, signerId: string): Promise<{ address: string | null }> {
+async function ownerOf(ctx: WorkflowContext, signerId: string): Promise<{ address: string | null }> {
   try {
-    return { address: chainRuntime().signers.forOrg(orgId, signerId).address };
+    return { address: ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, signerId).address };
   } catch (error) {
     if ((error as { code?: string }).code === CHAIN_ERRORS.SIGNER_UNKNOWN) return { address: null };
     throw error;
@@ -102,12 +105,12 @@ async function ownerOf(orgId: string, signerId: string): Promise<{ address: stri
  */
 async function register(ctx: WorkflowContext, chainId: number, address: string): Promise<bigint> {
   const registration = await ctx.step("system.register", async () => {
-    const result = await organisationSystems().register({
+    const result = await ctx.service(organisationSystemsService).register({
       orgId: ctx.orgId,
       chainId,
       address,
       executionId: ctx.executionId,
-      fromHeight: await chainHead(chainId),
+      fromHeight: await chainHead(ctx, chainId),
     });
     return result.registered
       ? { registered: true as const, fromHeight: result.system.fromHeight.toString() }

@@ -1,10 +1,9 @@
-import { TenorError } from "../../src/errors/tenor-error.js";
-import { ORGANISATION_ERRORS } from "./organisation-errors.js";
+import { defineService } from "../../src/engine/services.js";
 
 /**
  * What the organisation flows read and write of the organisations' system deployments
- * (docs/organisations.md). The runner binds it over PostgreSQL (workers/application.ts); a test
- * binds its own. Every call is durable when it resolves and safe to repeat, so a step re-run after
+ * (docs/organisations.md). A service (src/engine/services.ts) the runner provides over PostgreSQL
+ * (workers/application.ts). Every call is durable when it resolves and safe to repeat, so a step re-run after
  * a crash changes nothing twice.
  */
 export type SystemStatus = "deploying" | "active" | "replaced" | "failed";
@@ -56,24 +55,5 @@ export interface OrganisationSystems {
   markFailed(executionId: string, removedHeight: bigint, reason: string): Promise<OrganisationSystem | null>;
 }
 
-let bound: OrganisationSystems | undefined;
-
-/** Bound by the runner's composition root (workers/application.ts) before it takes work. */
-export function bindOrganisationSystems(systems: OrganisationSystems): () => void {
-  bound = systems;
-  return () => {
-    if (bound === systems) bound = undefined;
-  };
-}
-
-export function organisationSystems(): OrganisationSystems {
-  if (!bound) {
-    // Retryable: the execution suspends and resumes on a runner that has it.
-    throw new TenorError(
-      ORGANISATION_ERRORS.ORGANISATION_SYSTEMS_MISSING,
-      "this process has no organisation systems store bound (runner role only)",
-      { retryable: true },
-    );
-  }
-  return bound;
-}
+/** Provided by the runner's composition root (workers/application.ts); a test provides its own. */
+export const organisationSystemsService = defineService<OrganisationSystems>("organisations.systems");

@@ -1,8 +1,8 @@
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
-import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
+import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
 import { ORGANISATION_ERRORS } from "./organisation-errors.js";
-import { organisationSystems } from "./organisation-systems-port.js";
+import { organisationSystemsService } from "./organisation-systems-port.js";
 
 /**
  * Saving a deployed SystemSettings as the organisation's system, in this order:
@@ -53,17 +53,19 @@ export async function saveSystemSettings(
   const height = BigInt(current.height);
   if (current.case === "different") {
     await ctx.step("settings.scope", async () => {
-      await indexingScope().replace(tracked(current.address), height, tracked(address), system.fromHeight);
+      await ctx
+        .service(indexingScopeService)
+        .replace(tracked(current.address), height, tracked(address), system.fromHeight);
       return { removed: current.address, added: address };
     });
   } else {
     await ctx.step("settings.scope", async () => {
-      await indexingScope().add(tracked(address), system.fromHeight);
+      await ctx.service(indexingScopeService).add(tracked(address), system.fromHeight);
       return { removed: null, added: address };
     });
   }
   const recorded = await ctx.step("settings.record", async () => {
-    const activation = await organisationSystems().activate(ctx.executionId, height);
+    const activation = await ctx.service(organisationSystemsService).activate(ctx.executionId, height);
     return { activated: activation.activated, status: activation.system.status };
   });
   if (!recorded.activated) throw abandoned(ctx, chainId);
@@ -75,7 +77,7 @@ async function readCurrent(
   ctx: WorkflowContext,
   { chainId, address, head: readHead }: { chainId: number; address: string; head: () => Promise<bigint> },
 ): Promise<CurrentSystem> {
-  const systems = organisationSystems();
+  const systems = ctx.service(organisationSystemsService);
   const [own, active, head] = await Promise.all([
     systems.deployment(ctx.executionId),
     systems.active(ctx.orgId, chainId),

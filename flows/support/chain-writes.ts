@@ -1,10 +1,11 @@
 import { type Address, concatHex, getContractAddress, type Hex, keccak256, toHex } from "viem";
 import { attributionSuffix } from "../../src/chain/attribution.js";
-import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { TransactionResult } from "../../src/chain/lifecycle/transaction-schemas.js";
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
+import type { ServiceLookup } from "../../src/engine/services.js";
 import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
 
 /**
@@ -121,7 +122,7 @@ export async function deployContract(
 ): Promise<DeployedContract> {
   const salt = saltOf(deployment.salt);
   const address = deploymentAddress(deployment);
-  const present = await ctx.step(`${label}.present`, () => hasCode(deployment.chainId, address));
+  const present = await ctx.step(`${label}.present`, () => hasCode(ctx, deployment.chainId, address));
   if (present) return { address, transaction: null };
   const transaction = await writeContract(ctx, label, {
     chainId: deployment.chainId,
@@ -131,7 +132,7 @@ export async function deployContract(
     ...(deployment.fundingDeadline ? { fundingDeadline: deployment.fundingDeadline } : {}),
     ...(deployment.readAfterWrite ? { readAfterWrite: true } : {}),
   });
-  const deployed = await ctx.step(`${label}.verify`, () => hasCode(deployment.chainId, address));
+  const deployed = await ctx.step(`${label}.verify`, () => hasCode(ctx, deployment.chainId, address));
   if (!deployed) {
     throw new BusinessError(
       FLOW_SUPPORT_ERRORS.CONTRACT_NOT_DEPLOYED,
@@ -166,7 +167,7 @@ export function saltOf(name: string): Hex {
 }
 
 /** True when the address holds contract code at the chain's latest block. */
-export async function hasCode(chainId: number, address: Address): Promise<boolean> {
-  const code = await chainRuntime().chains.get(chainId).public.getCode({ address });
+export async function hasCode(services: ServiceLookup, chainId: number, address: Address): Promise<boolean> {
+  const code = await services.service(chainRuntimeService).chains.get(chainId).public.getCode({ address });
   return code !== undefined && code !== "0x";
 }

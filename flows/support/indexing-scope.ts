@@ -1,5 +1,4 @@
-import { TenorError } from "../../src/errors/tenor-error.js";
-import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
+import { defineService } from "../../src/engine/services.js";
 
 /**
  * What a workflow changes in the Ledger Index's scope (docs/ledger-index.md, "Scope"): the contracts
@@ -32,26 +31,5 @@ export interface IndexingScope {
   live(chainId: number, orgId: string, kind?: ScopeKind): Promise<TrackedContract[]>;
 }
 
-let bound: IndexingScope | undefined;
-
-/** Bound by the runner's composition root (workers/application.ts) before it takes work. */
-export function bindIndexingScope(scope: IndexingScope): () => void {
-  bound = scope;
-  return () => {
-    if (bound === scope) bound = undefined;
-  };
-}
-
-export function indexingScope(): IndexingScope {
-  if (!bound) {
-    // Retryable: the execution suspends and resumes on a runner that has it.
-    throw new TenorError(
-      FLOW_SUPPORT_ERRORS.INDEXING_SCOPE_MISSING,
-      "this process has no indexing scope bound (runner role only)",
-      {
-        retryable: true,
-      },
-    );
-  }
-  return bound;
-}
+/** Provided by the runner's composition root (workers/application.ts) over the index's scope table. */
+export const indexingScopeService = defineService<IndexingScope>("ledger.indexing-scope");

@@ -2,13 +2,14 @@ import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { SecretReadOptions } from "../config/secret.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
+import { provide, type ServiceProvision } from "../engine/services.js";
 import type { EntityClient } from "../keyed/entity-client.js";
 import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { bindChainRuntime, entityNonceReserver } from "./lifecycle/chain-runtime.js";
-import { bindIndexedHeights, type IndexedHeightReader } from "./lifecycle/wait-for-indexed.js";
+import { chainRuntimeService, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { type IndexedHeightReader, indexedHeightsService } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
@@ -17,7 +18,7 @@ import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
 
 /**
  * The runner's chain boundary: clients per configured chain, the signers (secrets read here), the
- * lifecycle's runtime binding, and the confirmation watcher on the shards this replica owns
+ * lifecycle's services (`services`: the chain runtime and the index's heights), and the confirmation watcher on the shards this replica owns
  * (`shardWork` goes to the runner's shard owner), and the nonce-recovery schedule (`schedules`).
  */
 export function createRunnerChainRuntime(options: {
@@ -29,16 +30,23 @@ export function createRunnerChainRuntime(options: {
   /** The Ledger Index's indexed heights, which `waitForIndexed` polls (the host hands in the index's read). */
   indexedHeights: IndexedHeightReader;
   logger: Logger;
-}): { shardWork: ShardWork; schedules: ScheduleDefinition[]; stop(): Promise<void> } {
+}): {
+  shardWork: ShardWork;
+  schedules: ScheduleDefinition[];
+  services: ServiceProvision[];
+  stop(): Promise<void>;
+} {
   const chains = new ChainClients(options.config);
   const signers = SignerRegistry.fromConfig(options.config, options.secrets);
-  const unbind = bindChainRuntime({
-    chains,
-    signers,
-    reserveNonce: entityNonceReserver(options.entities),
-    executionOrg: (id) => executionOrg(options.pool, id),
-  });
-  const unbindIndexed = bindIndexedHeights(options.indexedHeights);
+  const services = [
+    provide(chainRuntimeService, {
+      chains,
+      signers,
+      reserveNonce: entityNonceReserver(options.entities),
+      executionOrg: (id) => executionOrg(options.pool, id),
+    }),
+    provide(indexedHeightsService, options.indexedHeights),
+  ];
   const owned = new Set<number>();
   const shardCount = options.config.durable.sharding.shardCount;
   const watcher = startConfirmationWatcher({
@@ -49,6 +57,7 @@ export function createRunnerChainRuntime(options: {
     logger: options.logger.child({ component: "runner" }),
   });
   return {
+    services,
     schedules: [
       nonceRecoverySchedule(
         { pool: options.pool, chains, signers },
@@ -65,8 +74,6 @@ export function createRunnerChainRuntime(options: {
     },
     async stop() {
       await watcher.stop();
-      unbind();
-      unbindIndexed();
     },
   };
 }

@@ -4,6 +4,7 @@ import { DEFINITION_NAME_PATTERN, DeclaredDefinitions, DefinitionRegistry } from
 import { ENGINE_ERRORS } from "./error-codes.js";
 import type { ErrorClass } from "./refusals.js";
 import type { RetryPolicy } from "./retry-policy.js";
+import type { AnyServiceKey, ServiceLookup } from "./services.js";
 
 /**
  * The worker pool an activity runs in. Activities that share a queue share its pool, so they must
@@ -18,7 +19,7 @@ export interface ActivityQueueOptions {
   limiter?: { max: number; durationMs: number };
 }
 
-export interface ActivityInfo {
+export interface ActivityInfo extends ServiceLookup {
   executionId: string;
   position: number;
   /** 1 for the first attempt of this dispatch. */
@@ -37,6 +38,8 @@ export interface ActivitySpec<I, O> {
   retry?: RetryPolicy;
   /** Refusals: journaled as the outcome and re-raised as the same class. */
   nonRetryable?: readonly ErrorClass[];
+  /** The services `run` uses (`info.service(key)`); see WorkflowSpec.services. */
+  services?: readonly AnyServiceKey[];
   run(input: I, info: ActivityInfo): Promise<O>;
 }
 

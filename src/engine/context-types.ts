@@ -3,6 +3,7 @@ import type { Duration } from "./duration.js";
 import type { ExecutionStore, Fence, JournalEntry, WaitDescriptor } from "./execution-store.js";
 import type { ErrorClass } from "./refusals.js";
 import type { RetryPolicy } from "./retry-policy.js";
+import type { ServiceLookup } from "./services.js";
 
 /**
  * The types the workflow context's modules share (context.ts, journal-cursor.ts and the
@@ -101,6 +102,11 @@ export interface ContextDeps {
   dispatcher: ChildDispatcher;
   hooks: EngineHooks;
   clock: () => number;
+  /**
+   * The services the workflow declared, over the runner's ServiceSet (src/engine/services.ts);
+   * unset: the body may use none.
+   */
+  services?: ServiceLookup;
   /** See TurnStart.afterCleanPark: children dispatched by earlier turns are not dispatched again. */
   afterCleanPark?: boolean;
   /** Monotonic time (performance.now()) at which the turn's fence was taken. */

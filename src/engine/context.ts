@@ -19,6 +19,7 @@ import { type Duration, toMilliseconds } from "./duration.js";
 import { assertStorable } from "./errors.js";
 import type { JournalEntry } from "./execution-store.js";
 import { JournalCursor } from "./journal-cursor.js";
+import { type ServiceKey, type ServiceLookup, ServiceSet, serviceLookup } from "./services.js";
 import { StopSignal, type TurnStop } from "./turn-stop.js";
 
 export { childExecutionId } from "./context-children.js";
@@ -54,12 +55,23 @@ export class WorkflowContext {
    */
   readonly orgId: string;
   private readonly cursor: JournalCursor;
+  private readonly services: ServiceLookup;
   private lastProgress: Promise<void> = Promise.resolve();
 
   constructor(deps: ContextDeps) {
     this.cursor = new JournalCursor(deps);
     this.executionId = deps.fence.executionId;
     this.orgId = deps.orgId;
+    this.services = deps.services ?? serviceLookup("workflow", { name: "(none)" }, ServiceSet.empty);
+  }
+
+  /**
+   * A service the workflow declared (`services` of defineWorkflow), provided by the runner. Not
+   * journaled: call it where its result is used, inside the step that reaches outside the journal.
+   * @throws TenorError SERVICE_NOT_DECLARED when the workflow does not declare `key`.
+   */
+  service<T>(key: ServiceKey<T>): T {
+    return this.services.service(key);
   }
 
   /** Why the turn stops, once it must (read by the turn runner). */

@@ -6,6 +6,7 @@ import { type NonDeterminismError, TurnFencedError } from "./errors.js";
 import type { ExecutionStore, JournalEntry } from "./execution-store.js";
 import { encodeValue } from "./journal-codec.js";
 import type { WorkflowRegistry } from "./registry.js";
+import { ServiceSet, serviceLookup } from "./services.js";
 
 /** One unfinished execution as the dry replay needs it. */
 export interface DryReplayTarget {
@@ -107,6 +108,8 @@ export async function dryReplay(
     dispatcher: dryDispatcher(target.id),
     hooks: {},
     clock: options.clock ?? Date.now,
+    // Nothing outside the journal: a declared service is unavailable, as on a process that is no runner.
+    services: serviceLookup("workflow", workflow, ServiceSet.empty),
     replayOnly: true,
   });
   const counted = countingPositions(ctx);

@@ -61,6 +61,14 @@ export const ENGINE_ERRORS = {
   KEYED_ADMISSION_MISSING: "KEYED_ADMISSION_MISSING",
   /** A refusal recorded from a thrown value with neither a code nor a name. */
   REFUSED: "REFUSED",
+  /** A registered workflow or activity declares a service the runner does not provide: it refuses to start. */
+  SERVICE_MISSING: "SERVICE_MISSING",
+  /** Two providers gave the same service name to one runner. */
+  SERVICE_PROVIDED_TWICE: "SERVICE_PROVIDED_TWICE",
+  /** Code asked its context for a service its definition did not declare (a programming error). */
+  SERVICE_NOT_DECLARED: "SERVICE_NOT_DECLARED",
+  /** A declared service is not provided in this process (not a runner): retryable. */
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
 } as const;
 
 export type EngineErrorCode = (typeof ENGINE_ERRORS)[keyof typeof ENGINE_ERRORS];

@@ -14,6 +14,7 @@ import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-stor
 import { retryTransient } from "./journal-cursor.js";
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
+import { ServiceSet, serviceLookup } from "./services.js";
 import { StopSignal } from "./turn-stop.js";
 
 /** Bounds of suspension recovery (docs/engine.md, "Statuses"); from `durable.recovery`. */
@@ -40,6 +41,8 @@ export type TurnOutcome =
 export interface TurnRunnerDeps {
   store: ExecutionStore;
   registry: WorkflowRegistry;
+  /** What the workflows' bodies reach outside the journal, each body only what it declared; none when unset. */
+  services?: ServiceSet;
   dispatcher: ChildDispatcher;
   recovery: RecoveryPolicy;
   logger: Logger;
@@ -156,6 +159,7 @@ export class TurnRunner {
       dispatcher: this.deps.dispatcher,
       hooks: this.deps.hooks ?? {},
       clock: this.clock,
+      services: serviceLookup("workflow", workflow, this.deps.services ?? ServiceSet.empty),
       fenceConfirmedAt,
       ...(abandoned ? { abandoned } : {}),
       ...(this.deps.staleFenceMs !== undefined ? { staleFenceMs: this.deps.staleFenceMs } : {}),

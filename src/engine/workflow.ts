@@ -3,6 +3,7 @@ import { TenorError } from "../errors/tenor-error.js";
 import type { WorkflowContext } from "./context.js";
 import { DEFINITION_NAME_PATTERN, DeclaredDefinitions } from "./definitions.js";
 import { ENGINE_ERRORS } from "./error-codes.js";
+import type { AnyServiceKey } from "./services.js";
 
 /** What `defineWorkflow` takes (README, "Writing a workflow"). */
 export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
@@ -23,6 +24,11 @@ export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
    * instead of failing the run at its wait).
    */
   signals?: Readonly<Record<string, z.ZodType>>;
+  /**
+   * The services the body uses (`ctx.service(key)`): a runner that does not provide one of them
+   * refuses to start (src/engine/services.ts).
+   */
+  services?: readonly AnyServiceKey[];
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 

@@ -1,6 +1,7 @@
 import type { ApiRoutes } from "../api/api-deps.js";
 import type { AnyActivity } from "../engine/activity.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
+import type { ServiceProvision, ServiceSet } from "../engine/services.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
 import type { AnyEntity } from "../keyed/entity.js";
 import type { RunnerScheduleDependencies } from "../schedules/runner-schedules.js";
@@ -22,18 +23,22 @@ export interface Application {
   readonly routes?: readonly ApiRoutes[];
   /**
    * The application's own schedules, next to the runner's built-in ones (sweep, rollups,
-   * retention, chain health). Built once per runner start, with the runner's connections.
+   * retention, chain health). Built once per runner start, with the runner's connections and
+   * every service the runner provides (the host's and the application's).
    */
-  readonly schedules: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
+  readonly schedules: (
+    deps: RunnerScheduleDependencies & { services: ServiceSet },
+  ) => readonly ScheduleDefinition[];
   /**
-   * Binds what the application's steps reach outside the journal (its read models, its stores)
-   * over the runner's connections, before the runner takes work; returns the unbinding, run at
-   * stop. Unset: the application needs nothing bound.
+   * The services the application's workflows and activities reach outside the journal (its read
+   * models, its stores), built once per runner from its connections; they join the host's own
+   * (the chain runtime, the index's heights) in the runner's ServiceSet (src/engine/services.ts).
+   * Unset: the application provides none.
    */
-  readonly bindRuntime?: (deps: ApplicationRuntimeDependencies) => () => void;
+  readonly services?: (deps: ApplicationRuntimeDependencies) => readonly ServiceProvision[];
 }
 
-/** The runner's connections an application's runtime binds to. */
+/** The runner's connections an application's services are built over. */
 export interface ApplicationRuntimeDependencies {
   config: RunnerScheduleDependencies["config"];
   pool: RunnerScheduleDependencies["pool"];

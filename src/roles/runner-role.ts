@@ -1,6 +1,7 @@
 import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
 import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { ServiceSet } from "../engine/services.js";
 import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { PgLedgerReads } from "../ledger-index/store/reads.js";
@@ -93,17 +94,22 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     indexedHeights: (chainId) => ledgerReads.indexedHeight(chainId),
     logger: ctx.logger,
   });
-  // Bound before the workers start: a step of the application's never runs without its runtime.
-  const unbindApplication = app.bindRuntime?.({
-    config: ctx.config,
-    pool: ctx.deps.pool,
-    redis: ctx.deps.redis,
-    logger: ctx.logger,
-    executions: executions.client,
-  });
+  // One set, the host's services and the application's: the runtime refuses to start when a
+  // registered workflow or activity declares one it lacks.
+  const services = new ServiceSet([
+    ...chain.services,
+    ...(app.services?.({
+      config: ctx.config,
+      pool: ctx.deps.pool,
+      redis: ctx.deps.redis,
+      logger: ctx.logger,
+      executions: executions.client,
+    }) ?? []),
+  ]);
   const runtime = await startRunnerRuntime({
     config: ctx.config,
     registry,
+    services,
     logger: ctx.logger,
     pool: ctx.deps.pool,
     workerRedis: ctx.deps.workerRedis,
@@ -130,7 +136,6 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
       await runtime.stop();
       await executions.close();
       await entityClient.close();
-      unbindApplication?.();
     },
   };
   // Liveness: when this process dies, a survivor moves its jobs at once (docs/engine.md).

@@ -6,6 +6,7 @@ import type { TenorConfig } from "../config/schema.js";
 import { ActivityRegistry } from "../engine/activity.js";
 import type { EngineHooks } from "../engine/context.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { ServiceSet } from "../engine/services.js";
 import { TurnRunner } from "../engine/turn-runner.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
@@ -34,6 +35,11 @@ import { measuredSchedules, registerRunnerGauges } from "./runner-metrics.js";
 export interface RunnerRuntimeOptions {
   config: TenorConfig;
   registry: WorkflowRegistry;
+  /**
+   * What the workflows and activities reach outside the journal (src/engine/services.ts), built
+   * once from this runner's connections; none when unset.
+   */
+  services?: ServiceSet;
   logger: Logger;
   pool: Pool;
   /** A connection with `maxRetriesPerRequest: null` for the worker's blocking commands. */
@@ -44,8 +50,8 @@ export interface RunnerRuntimeOptions {
   entities?: EntityRegistry;
   /** Activities this runner works on, each on its own queue (defineActivity); none when unset. */
   activities?: ActivityRegistry;
-  /** The application's own schedules, run next to the built-in ones; none when unset. */
-  schedules?: (deps: RunnerScheduleDependencies) => readonly ScheduleDefinition[];
+  /** The application's own schedules, run next to the built-in ones (with `services`); none when unset. */
+  schedules?: (deps: RunnerScheduleDependencies & { services: ServiceSet }) => readonly ScheduleDefinition[];
   /** The process's metrics: engine hooks, schedule runs and scrape-time gauges feed it. */
   metrics?: TenorMetrics;
   /**
@@ -73,13 +79,16 @@ export interface RunnerRuntime {
 /**
  * The runner role's engine: the executions worker, the runners' schedules (the convergent sweep,
  * rollups, retention, ...: src/schedules) and the wake-up of held executions. Refuses to start
- * when a declared workflow is not registered (docs/architecture.md, "Roles").
+ * when a declared workflow is not registered, or a registered one declares a service `services`
+ * does not provide (docs/architecture.md, "Roles").
  */
 export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise<RunnerRuntime> {
   const { config, logger } = options;
   options.registry.assertAllDeclaredRegistered();
   const activities = options.activities ?? new ActivityRegistry([]);
   activities.assertAllDeclaredRegistered();
+  const services = options.services ?? ServiceSet.empty;
+  services.assertProvides([...options.registry.all(), ...activities.all()]);
   const { metrics } = options;
   // Zero series for every known label value: a rate over a series that does not exist yet is empty,
   // not zero, and an alert on it never fires the first time.
@@ -101,6 +110,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
   const turns = new TurnRunner({
     store,
     registry: options.registry,
+    services,
     dispatcher: queue,
     recovery: config.durable.recovery,
     logger: logger.child({ component: "engine" }),
@@ -150,6 +160,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     connection: options.workerRedis,
     prefix: config.redisPrefix,
     registry: activities,
+    services,
     store: new PgActivityStore(options.pool),
     maxStoredValueBytes: config.durable.maxStoredValueBytes,
     logger: logger.child({ component: "runner" }),
@@ -170,7 +181,10 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     waitProbe: new PgWaitProbe(options.pool),
     ledgerHealth: () => ledgerReads.health(),
   };
-  const definitions = [...runnerSchedules(scheduleDeps), ...(options.schedules?.(scheduleDeps) ?? [])];
+  const definitions = [
+    ...runnerSchedules(scheduleDeps),
+    ...(options.schedules?.({ ...scheduleDeps, services }) ?? []),
+  ];
   const schedules = await startScheduleService({
     definitions: metrics ? measuredSchedules(metrics, definitions) : definitions,
     pool: options.pool,

@@ -6,6 +6,7 @@ import { unstorableResult } from "../engine/errors.js";
 import { retryTransient } from "../engine/journal-cursor.js";
 import { isRefusal, refusalRecord } from "../engine/refusals.js";
 import { backoffDelayMs, resolveRetryPolicy } from "../engine/retry-policy.js";
+import { ServiceSet, serviceLookup } from "../engine/services.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import type { PgActivityStore } from "../store/pg-activity-store.js";
@@ -19,6 +20,8 @@ export interface ActivityWorkerOptions {
   connection: Redis;
   prefix: string;
   registry: ActivityRegistry;
+  /** What the activities reach outside the journal, each only what it declared; none when unset. */
+  services?: ServiceSet;
   store: PgActivityStore;
   logger: Logger;
   lockDurationMs: number;
@@ -111,10 +114,11 @@ async function runActivityJob(job: Job<ActivityJobData>, options: ActivityWorker
   if (!pending) return; // Already resolved by an earlier run of this job.
   const input = activity.input.parse(pending.input);
   const policy = resolveRetryPolicy(activity.retry);
+  const services = serviceLookup("activity", activity, options.services ?? ServiceSet.empty);
   for (let attempt = 1; ; attempt++) {
     let output: unknown;
     try {
-      output = await activity.run(input, { executionId, position, attempt });
+      output = await activity.run(input, { executionId, position, attempt, ...services });
     } catch (error) {
       if (isRefusal(error, activity.nonRetryable)) {
         const record = refusalRecord(error);

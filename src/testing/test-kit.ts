@@ -6,11 +6,13 @@ import { ActivityRegistry, type AnyActivity } from "../engine/activity.js";
 import type { Duration } from "../engine/duration.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
 import { WorkflowRegistry } from "../engine/registry.js";
+import { type ServiceProvision, ServiceSet } from "../engine/services.js";
 import type { AnyWorkflow, WorkflowDefinition } from "../engine/workflow.js";
 import type { AnyEntity } from "../keyed/entity.js";
 import { EntityClient } from "../keyed/entity-client.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
 import { createLogger } from "../observability/logger.js";
+import type { ApplicationRuntimeDependencies } from "../roles/application.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
 import { ledgerIndexReads } from "../roles/ledger-index-stores.js";
 import { type RunnerRuntime, startRunnerRuntime } from "../roles/runner-runtime.js";
@@ -36,6 +38,12 @@ export interface TestKitOptions {
   activities?: readonly AnyActivity[];
   /** Keyed entities the workflows use. */
   entities?: readonly AnyEntity[];
+  /**
+   * The services the workflows and activities declare (`provide(key, value)`, often a fake), built
+   * over the kit's connections like an application's (`Application.services`); with chains, the
+   * chain boundary's own join them. The runner refuses to start without a declared one.
+   */
+  services?: (deps: ApplicationRuntimeDependencies) => readonly ServiceProvision[];
   /** Organisation the runs belong to unless a start names another (default `test`). */
   orgId?: string;
   /** Where the workflow clock starts (default: now). */
@@ -45,7 +53,7 @@ export interface TestKitOptions {
   /**
    * More of the configuration document (docs: README, "Configuration"), e.g. `chains` and `signers`
    * for workflows that reach a chain; its `durable` settings are merged over the kit's short ones.
-   * With chains, the kit binds the chain boundary (clients, signers, nonces) as a runner does.
+   * With chains, the kit provides the chain boundary (clients, signers, nonces) as a runner does.
    */
   config?: Record<string, unknown>;
   /** Environment the configuration's secrets are read from (`{ env: "NAME" }` sources); default none. */
@@ -119,7 +127,7 @@ export class TestKit {
       ...(boundary && !options.entities?.includes(boundary.nonceEntity) ? [boundary.nonceEntity] : []),
     ]);
     const ledger = ledgerIndexReads(pool);
-    // Bound before the workers start, as the runner role does: no chain step runs without it.
+    // Built before the workers start, as the runner role does: its services join the test's own.
     const chain = boundary?.createRunnerChainRuntime({
       config,
       secrets: { env: { ...options.env } },
@@ -132,6 +140,10 @@ export class TestKit {
     const runtime = await startRunnerRuntime({
       config,
       registry,
+      services: new ServiceSet([
+        ...(chain?.services ?? []),
+        ...(options.services?.({ config, pool, redis: producer, logger, executions: client.client }) ?? []),
+      ]),
       logger,
       pool,
       workerRedis: worker,

@@ -21,8 +21,6 @@ import {
   SimpleAccount,
   TestToken,
 } from "../../src/chain/contracts/artifacts.js";
-import { bindChainRuntime, entityNonceReserver } from "../../src/chain/lifecycle/chain-runtime.js";
-import { nonceEntity } from "../../src/chain/nonce-entity.js";
 import { ChainClients } from "../../src/chain/rpc-clients.js";
 import { executionOrg } from "../../src/chain/store/chain-watch-sql.js";
 import {
@@ -31,8 +29,6 @@ import {
   hashUserOperation,
 } from "../../src/chain/user-operations/user-operation.js";
 import { chainSchema } from "../../src/config/chains-schema.js";
-import { EntityClient } from "../../src/keyed/entity-client.js";
-import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { type ChainWorld, startChainWorld } from "./support/chain-world.js";
 
@@ -242,9 +238,10 @@ describe("UserOperations through the resolved EntryPoint", () => {
   });
 });
 
-/** Binds the lifecycle's runtime to a chain configuration naming `configured` as its EntryPoint. */
+/** Points the world's chain runtime at a chain configuration naming `configured` as its EntryPoint. */
 function rebindWithEntryPoint(configured: Address): () => Promise<void> {
-  const chains = new ChainClients({
+  const previous = world.chainRuntime.chains;
+  world.chainRuntime.chains = new ChainClients({
     chains: [
       chainSchema.parse({
         id: world.anvil.chainId,
@@ -255,22 +252,7 @@ function rebindWithEntryPoint(configured: Address): () => Promise<void> {
     ],
     durable: world.engine.config.durable,
   });
-  const entities = new EntityClient({
-    pool: world.engine.pool,
-    redis: world.engine.producerRedis,
-    prefix: world.engine.config.redisPrefix,
-    registry: new EntityRegistry([nonceEntity]),
-    logger: world.engine.logger,
-    pollMs: 200,
-  });
-  const unbind = bindChainRuntime({
-    chains,
-    signers: world.signers,
-    reserveNonce: entityNonceReserver(entities),
-    executionOrg: (id) => executionOrg(world.engine.pool, id),
-  });
   return async () => {
-    unbind();
-    await entities.close();
+    world.chainRuntime.chains = previous;
   };
 }

@@ -1,7 +1,6 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueApiKey } from "../../src/api/auth/api-key.js";
-import { bindIndexedHeights } from "../../src/chain/lifecycle/wait-for-indexed.js";
 import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
 import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { PgLedgerScope } from "../../src/ledger-index/store/scope.js";
@@ -25,15 +24,12 @@ import {
  */
 
 let world: ChainWorld;
-let unbind: () => void;
 
 beforeAll(async () => {
   world = await startChainWorld({ file: "ledger-read-after-write", chain: { finality: { depth: 1 } } });
-  unbind = bindIndexedHeights((chainId) => new PgLedgerReads(world.engine.pool).indexedHeight(chainId));
 });
 
 afterAll(async () => {
-  unbind?.();
   await world?.stop();
   await killAllProcesses();
 });

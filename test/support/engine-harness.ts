@@ -7,6 +7,7 @@ import type { EngineHooks } from "../../src/engine/context.js";
 import type { ExecutionClient, ExecutionView } from "../../src/engine/execution-client.js";
 import type { ExecutionStatus } from "../../src/engine/execution-store.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { type ServiceProvision, ServiceSet } from "../../src/engine/services.js";
 import type { AnyWorkflow } from "../../src/engine/workflow.js";
 import type { AnyEntity } from "../../src/keyed/entity.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
@@ -41,6 +42,19 @@ export interface EngineHarnessOptions {
   entities?: readonly AnyEntity[];
   /** The process metrics the runtime feeds (none when unset). */
   metrics?: TenorMetrics;
+  /**
+   * The services the workflows and activities declare, built once over the harness's connections
+   * (as a runner builds its own); the runtime refuses to start without a declared one.
+   */
+  services?: (connections: HarnessConnections) => readonly ServiceProvision[];
+}
+
+/** What a test's services are built over: the engine's own connections. */
+export interface HarnessConnections {
+  pool: Pool;
+  config: TenorConfig;
+  producerRedis: Redis;
+  logger: Logger;
 }
 
 /**
@@ -56,6 +70,8 @@ export interface EngineHarness {
   client: ExecutionClient;
   store: PgExecutionStore;
   registry: WorkflowRegistry;
+  /** The services the runtime provides (EngineHarnessOptions.services). */
+  services: ServiceSet;
   logger: Logger;
   /** Redis connections the runtime uses (producer: bounded retries; worker: blocking). */
   producerRedis: Redis;
@@ -113,10 +129,12 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   const producerRedis: Redis = createRedisConnection(config.redisUrl, "producer");
   const workerRedis: Redis = createRedisConnection(config.redisUrl, "worker");
   const registry = new WorkflowRegistry(options.workflows);
+  const services = new ServiceSet(options.services?.({ pool, config, producerRedis, logger }) ?? []);
   const startRuntime = () =>
     startRunnerRuntime({
       config,
       registry,
+      services,
       logger,
       pool,
       workerRedis,
@@ -126,7 +144,15 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       ...(options.entities ? { entities: new EntityRegistry(options.entities) } : {}),
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
-  let runtime = await startRuntime();
+  let runtime: RunnerRuntime;
+  try {
+    runtime = await startRuntime();
+  } catch (error) {
+    // A refused start (an unregistered workflow, a missing service) leaves nothing open behind it.
+    await Promise.allSettled([producerRedis.quit(), workerRedis.quit(), pool.end()]);
+    await db.drop();
+    throw error;
+  }
   const clientSide = createExecutionClient({ pool, redis: producerRedis, prefix, registry, logger });
   const client = clientSide.client;
 
@@ -151,6 +177,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     client,
     store: new PgExecutionStore(pool),
     registry,
+    services,
     logger,
     producerRedis,
     workerRedis,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { corporateActionDistribution } from "../../flows/corporate-actions/distribution.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../../flows/index.js";
 import type { TestKit } from "../../src/testing/index.js";
+import { application } from "../../workers/application.js";
 import { deployTestToken } from "../flows/corporate-actions/support/corporate-world.js";
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../support/anvil.js";
 import { recordHistoryFixture, startFileTestKit } from "../support/test-kit.js";
@@ -26,6 +27,8 @@ beforeAll(async () => {
   ({ kit, stop } = await startFileTestKit(import.meta.url, {
     workflows: ALL_WORKFLOWS,
     activities: ALL_ACTIVITIES,
+    // The application's own services, as its runner provides them.
+    ...(application.services ? { services: application.services } : {}),
     orgId: "acme",
     config: {
       chains: [{ id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], finality: { depth: 1 } }],

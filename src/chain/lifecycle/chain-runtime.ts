@@ -1,4 +1,4 @@
-import { TenorError } from "../../errors/tenor-error.js";
+import { defineService } from "../../engine/services.js";
 import type { EntityClient } from "../../keyed/entity-client.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { nonceEntity } from "../nonce-entity.js";
@@ -22,33 +22,12 @@ export interface ChainRuntime {
   executionOrg: (executionId: string) => Promise<string | null>;
 }
 
-let bound: ChainRuntime | undefined;
-
 /**
- * Binds the runner's chain clients and signers for the lifecycle's steps. Workflows are module
- * definitions registered by name, so the runner's composition root binds their runtime once,
- * before it starts taking work; a step running without one is a retryable error (the execution
- * suspends and resumes on a runner that has it) rather than a wrong answer.
+ * The runner's chain clients, signers and nonces, as a service (src/engine/services.ts): the
+ * runner role provides it (src/chain/chain-role-runtime.ts); a workflow that writes to a chain
+ * declares it and reads it through its context, inside the steps that reach the chain.
  */
-export function bindChainRuntime(runtime: ChainRuntime): () => void {
-  bound = runtime;
-  return () => {
-    if (bound === runtime) bound = undefined;
-  };
-}
-
-export function chainRuntime(): ChainRuntime {
-  if (!bound) {
-    throw new TenorError(
-      CHAIN_ERRORS.CHAIN_RUNTIME_MISSING,
-      "this process has no chain runtime bound (runner role only)",
-      {
-        retryable: true,
-      },
-    );
-  }
-  return bound;
-}
+export const chainRuntimeService = defineService<ChainRuntime>("chain.runtime");
 
 /** Nonce reservation through the keyed nonce entity (one sender's commands run one at a time). */
 export function entityNonceReserver(client: EntityClient): NonceReserver {

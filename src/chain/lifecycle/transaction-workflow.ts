@@ -2,6 +2,7 @@ import type { Address, Hex } from "viem";
 import { z } from "zod";
 import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
+import type { ServiceLookup } from "../../engine/services.js";
 import { defineWorkflow } from "../../engine/workflow.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { type ChainRef, defineChain } from "../../values/index.js";
@@ -9,7 +10,7 @@ import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
 import type { LocalKeySigner } from "../signers/signer.js";
-import { chainRuntime } from "./chain-runtime.js";
+import { chainRuntimeService } from "./chain-runtime.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { runCustodyIntent } from "./custody-path.js";
 import { bumpFees, type Fees, feeCap } from "./fee-bump.js";
@@ -33,7 +34,10 @@ import {
   txHash,
 } from "./transaction-schemas.js";
 import { prepareUserOperation, settleUserOperation } from "./user-operation-path.js";
-import { reportIndexed } from "./wait-for-indexed.js";
+import { indexedHeightsService, reportIndexed } from "./wait-for-indexed.js";
+
+/** The chain (nodes, signers, nonces) and, for read-after-write, the index's heights. */
+const LIFECYCLE_SERVICES = [chainRuntimeService, indexedHeightsService];
 
 /**
  * The one workflow every on-chain write goes through (docs/chains.md). Milestones on the
@@ -48,6 +52,7 @@ export const chainTransaction = defineWorkflow({
   version: 2,
   input: TransactionRequest,
   output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
   run: (ctx, input) => runTransaction(ctx, input),
 });
 
@@ -61,9 +66,10 @@ export const chainTransactionV1 = defineWorkflow({
   version: 1,
   input: TransactionRequestV1,
   output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
   run: (ctx, input) =>
     runTransaction(ctx, input, async () => {
-      const orgId = await chainRuntime().executionOrg(ctx.executionId);
+      const orgId = await ctx.service(chainRuntimeService).executionOrg(ctx.executionId);
       if (orgId !== input.orgId) {
         throw new TenorError(
           CHAIN_ERRORS.SIGNER_UNKNOWN,
@@ -97,10 +103,10 @@ async function runTransaction(
     );
   }
   const plan = await ctx.step("plan", async () => {
-    chainRuntime().chains.get(input.chainId);
+    ctx.service(chainRuntimeService).chains.get(input.chainId);
     await checkPlan?.();
     // Signer access follows the execution's organisation, which only the platform sets.
-    const signer = chainRuntime().signers.forOrg(ctx.orgId, input.signerId);
+    const signer = ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, input.signerId);
     return { kind: signer.kind, from: signer.address };
   });
   // Computed once here, at construction; every attempt carries exactly these bytes.
@@ -157,7 +163,7 @@ async function runLocalTransaction(
   from: Address,
   data: Hex,
 ): Promise<TransactionResult> {
-  const node = () => chainRuntime().chains.get(input.chainId);
+  const node = () => ctx.service(chainRuntimeService).chains.get(input.chainId);
   const value = parseValue(chain, input.valueWei);
   const est = (await ctx.step(
     "estimate",
@@ -176,9 +182,12 @@ async function runLocalTransaction(
     node().public.getTransactionCount({ address: from, blockTag: "pending" }),
   );
   const nonce = await ctx.step("nonce.reserve", () =>
-    chainRuntime().reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
+    ctx
+      .service(chainRuntimeService)
+      .reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
   );
-  const signer = () => chainRuntime().signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
+  const signer = () =>
+    ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
   const signed = SignedSchema;
   const attempts: { hash: Hex; raw: Hex; fees: Fees }[] = [];
   const sign = async (fees: Fees) => {
@@ -308,11 +317,11 @@ async function ensureFunded(
     .plus(input.paymaster ? nativeFromWei(chain, 0n) : parseValue(chain, input.valueWei));
   const requiredWei = valueWei(chain, required).toString();
   const check = await ctx.step(names.step, async () => {
-    const node = chainRuntime().chains.get(input.chainId);
+    const node = ctx.service(chainRuntimeService).chains.get(input.chainId);
     const payer = input.paymaster
       ? {
           kind: "entryPointDeposit" as const,
-          entryPoint: await resolvedEntryPoint(input.chainId),
+          entryPoint: await resolvedEntryPoint(ctx, input.chainId),
           account: input.paymaster as Address,
         }
       : { kind: "balance" as const, address: from };
@@ -357,8 +366,8 @@ async function ensureFunded(
     );
 }
 
-async function resolvedEntryPoint(chainId: number): Promise<Address> {
-  const node = chainRuntime().chains.get(chainId);
+async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Promise<Address> {
+  const node = services.service(chainRuntimeService).chains.get(chainId);
   if (!node.config.entryPoint)
     throw new TenorError(CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED, `chain ${chainId} has no EntryPoint configured`);
   return resolveEntryPoint(node.public, node.config.entryPoint as Address);

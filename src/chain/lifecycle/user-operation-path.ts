@@ -10,6 +10,7 @@ import {
 import { z } from "zod";
 import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
+import type { ServiceLookup } from "../../engine/services.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { ChainRef } from "../../values/index.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
@@ -25,7 +26,7 @@ import {
   userOperationGas,
   userOperationNonceKey,
 } from "../user-operations/user-operation.js";
-import { chainRuntime } from "./chain-runtime.js";
+import { chainRuntimeService } from "./chain-runtime.js";
 import { type Estimate, estimate, estimateSchema, parseValue, toWei, valueWei } from "./node-steps.js";
 import { address, type TransactionRequest, type TransactionResult, txHash } from "./transaction-schemas.js";
 
@@ -61,11 +62,11 @@ export async function prepareUserOperation(
   suffix: Hex,
   ensureFunded: FundingCheck,
 ): Promise<PreparedUserOperation> {
-  const node = () => chainRuntime().chains.get(input.chainId);
+  const node = () => ctx.service(chainRuntimeService).chains.get(input.chainId);
   const account = getAddress(input.account as Address);
   const paymaster = input.paymaster ? getAddress(input.paymaster) : undefined;
   // Resolved once and recorded: a replay (or a reference re-pointed later) keeps this address.
-  const entryPoint = await ctx.step("userop.entryPoint", () => resolveConfigured(input.chainId), {
+  const entryPoint = await ctx.step("userop.entryPoint", () => resolveConfigured(ctx, input.chainId), {
     schema: EntryPointSchema,
   });
   const callData = accountCallData(
@@ -122,7 +123,9 @@ export async function prepareUserOperation(
     async () => {
       const op = buildUserOperation({ ...plan, nonce: BigInt(nonce) });
       const userOpHash = hashUserOperation(op, entryPoint.resolved as Address, input.chainId);
-      const signer = chainRuntime().signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
+      const signer = ctx
+        .service(chainRuntimeService)
+        .signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
       const signature = await signer.signUserOperationHash(userOpHash);
       const call = handleOpsCall({ ...op, signature }, owner, {
         named: entryPoint.resolved as Address,
@@ -135,7 +138,7 @@ export async function prepareUserOperation(
   );
   ctx.progress({ milestone: 1, stage: "user operation signed", userOpHash: prepared.userOpHash });
   const simulation = await ctx.step("userop.simulate", () =>
-    simulateHandleOps(input.chainId, owner, prepared),
+    simulateHandleOps(ctx, input.chainId, owner, prepared),
   );
   if (!simulation.ok) {
     throw new BusinessError(
@@ -153,13 +156,15 @@ export async function prepareUserOperation(
  * failure is thrown (the step retries).
  */
 async function simulateHandleOps(
+  services: ServiceLookup,
   chainId: number,
   bundler: Address,
   prepared: PreparedUserOperation,
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
   const { args } = decodeFunctionData({ abi: EntryPointDeposits.abi, data: prepared.handleOps });
   try {
-    await chainRuntime()
+    await services
+      .service(chainRuntimeService)
       .chains.get(chainId)
       .public.simulateContract({
         account: bundler,
@@ -199,7 +204,8 @@ export async function settleUserOperation(
     );
   }
   const outcome = await ctx.step("userop.receipt", async () => {
-    const receipt = await chainRuntime()
+    const receipt = await ctx
+      .service(chainRuntimeService)
       .chains.get(input.chainId)
       .public.getTransactionReceipt({ hash: bundle.hash });
     const found = findUserOperationOutcome(receipt.logs, prepared.entryPoint as Address, prepared.userOpHash);
@@ -236,8 +242,11 @@ export async function settleUserOperation(
   return { ...bundle, userOperation: { hash: prepared.userOpHash, ...charged } };
 }
 
-async function resolveConfigured(chainId: number): Promise<{ configured: Address; resolved: Address }> {
-  const node = chainRuntime().chains.get(chainId);
+async function resolveConfigured(
+  services: ServiceLookup,
+  chainId: number,
+): Promise<{ configured: Address; resolved: Address }> {
+  const node = services.service(chainRuntimeService).chains.get(chainId);
   const configured = node.config.entryPoint as Address | undefined;
   if (!configured) {
     throw new TenorError(

@@ -1,23 +1,15 @@
 import type { WorkflowContext } from "../../engine/context.js";
 import type { Duration } from "../../engine/duration.js";
-import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
-import { TenorError } from "../../errors/tenor-error.js";
+import { defineService } from "../../engine/services.js";
 
 /** Reads a chain's indexed height (PgLedgerReads.indexedHeight); null before the index first ran. */
 export type IndexedHeightReader = (chainId: number) => Promise<bigint | null>;
 
-let bound: IndexedHeightReader | undefined;
-
 /**
- * Binds the reader `waitForIndexed` polls with. A runner's composition root binds it once, like
- * the chain runtime; unbound, a poll is a failed read and the wait keeps polling.
+ * The reader `waitForIndexed` polls with, as a service (src/engine/services.ts): the runner role
+ * provides it over the Ledger Index's store; a workflow that waits for the index declares it.
  */
-export function bindIndexedHeights(reader: IndexedHeightReader): () => void {
-  bound = reader;
-  return () => {
-    if (bound === reader) bound = undefined;
-  };
-}
+export const indexedHeightsService = defineService<IndexedHeightReader>("ledger.indexed-heights");
 
 export interface WaitForIndexedOptions {
   /** Poll period; default 500 ms. */
@@ -31,7 +23,7 @@ export interface WaitForIndexedOptions {
 /**
  * Read-after-write (docs/ledger-index.md): waits durably — a polled condition in the journal,
  * each poll a turn, nothing held in memory between polls — until the Ledger Index of `chainId`
- * has ingested `blockNumber`. Resolves `{ indexed: true }`, or `{ indexed: false }` past the
+ * has ingested `blockNumber`. The workflow declares `indexedHeightsService`. Resolves `{ indexed: true }`, or `{ indexed: false }` past the
  * timeout (on-chain finality and indexed visibility are separate facts; the caller decides).
  */
 export async function waitForIndexed(
@@ -45,15 +37,8 @@ export async function waitForIndexed(
     every: options.every ?? "500ms",
     timeout: options.timeout ?? "1h",
     check: async () => {
-      if (!bound)
-        throw new TenorError(
-          LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED,
-          "no indexed-height reader is bound here",
-          {
-            retryable: true,
-          },
-        );
-      const height = await bound(chainId);
+      // Unavailable here (not a runner), the poll is a failed read and the wait keeps polling.
+      const height = await ctx.service(indexedHeightsService)(chainId);
       return height !== null && height >= target;
     },
   });

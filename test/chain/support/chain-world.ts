@@ -1,10 +1,15 @@
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { bindChainRuntime, entityNonceReserver } from "../../../src/chain/lifecycle/chain-runtime.js";
+import {
+  type ChainRuntime,
+  chainRuntimeService,
+  entityNonceReserver,
+} from "../../../src/chain/lifecycle/chain-runtime.js";
 import {
   chainTransaction,
   chainTransactionVersions,
 } from "../../../src/chain/lifecycle/transaction-workflow.js";
+import { indexedHeightsService } from "../../../src/chain/lifecycle/wait-for-indexed.js";
 import { nonceEntity } from "../../../src/chain/nonce-entity.js";
 import { ChainClients } from "../../../src/chain/rpc-clients.js";
 import { createCustodyHttpSigner } from "../../../src/chain/signers/custody-http-signer.js";
@@ -14,12 +19,15 @@ import { SignerRegistry } from "../../../src/chain/signers/signer-registry.js";
 import { executionOrg } from "../../../src/chain/store/chain-watch-sql.js";
 import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmation-watcher.js";
 import { chainSchema } from "../../../src/config/chains-schema.js";
+import type { TenorConfig } from "../../../src/config/schema.js";
 import { Secret } from "../../../src/config/secret.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
+import { provide, type ServiceProvision } from "../../../src/engine/services.js";
 import type { AnyWorkflow } from "../../../src/engine/workflow.js";
 import { EntityClient } from "../../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../../src/keyed/entity-registry.js";
+import { PgLedgerReads } from "../../../src/ledger-index/store/reads.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import { applicationRoutes } from "../../../workers/api-routes.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
@@ -27,18 +35,24 @@ import { type CustodySimulator, startCustodySimulator } from "../../support/cust
 import {
   type DurableOverrides,
   type EngineHarness,
+  type HarnessConnections,
   startEngineHarness,
 } from "../../support/engine-harness.js";
 
 /**
  * One test file's chain world: a real anvil, the engine harness with the lifecycle workflow and
- * the nonce entity, the chain runtime bound to local signers (and optionally the custody
+ * the nonce entity, the chain runtime (and the index's heights) provided over local signers (and optionally the custody
  * simulator), and the confirmation watcher running on every execution.
  */
 export interface ChainWorld {
   anvil: Anvil;
   engine: EngineHarness;
   chains: ChainClients;
+  /**
+   * The chain runtime the world provides (chains, signers, nonces): one object, so a test may
+   * point its `chains` at another configuration for a while and put them back.
+   */
+  chainRuntime: ChainRuntime;
   custody?: CustodySimulator;
   /** The signers the runtime is bound to (`hot`, the extra local ones, custody when started). */
   signers: SignerRegistry;
@@ -67,28 +81,25 @@ export interface ChainWorldOptions {
   signers?: Record<string, number | { key: number; orgId: string }>;
   /** Workflows registered next to the lifecycle (domain flows that write through it). */
   workflows?: readonly AnyWorkflow[];
+  /** Services those workflows declare, next to the world's chain runtime and indexed heights. */
+  services?: (connections: HarnessConnections) => readonly ServiceProvision[];
 }
 
 export async function startChainWorld(options: ChainWorldOptions): Promise<ChainWorld> {
   const anvil = await startAnvil(options.anvil);
-  const engine = await startEngineHarness({
-    file: options.file,
-    workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
-    entities: [nonceEntity],
-    ...(options.durable ? { durable: options.durable } : {}),
-  });
-  const chains = new ChainClients({
-    chains: [
-      chainSchema.parse({
-        id: anvil.chainId,
-        name: "anvil",
-        rpcUrls: [anvil.url],
-        confirmationWatcher: { intervalMs: 50 },
-        ...options.chain,
-      }),
-    ],
-    durable: engine.config.durable,
-  });
+  const worldChains = (durable: TenorConfig["durable"]) =>
+    new ChainClients({
+      chains: [
+        chainSchema.parse({
+          id: anvil.chainId,
+          name: "anvil",
+          rpcUrls: [anvil.url],
+          confirmationWatcher: { intervalMs: 50 },
+          ...options.chain,
+        }),
+      ],
+      durable,
+    });
   const signers: Signer[] = [
     createLocalKeySigner({ id: "hot", orgId: "acme", privateKey: new Secret(ANVIL_KEYS[1], "test") }),
   ];
@@ -119,21 +130,42 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       createCustodyHttpSigner({ id: "platform-vault", orgId: undefined, ...common, pollBudget: 8 }),
     );
   }
-  const entities = new EntityClient({
-    pool: engine.pool,
-    redis: engine.producerRedis,
-    prefix: engine.config.redisPrefix,
-    registry: new EntityRegistry([nonceEntity]),
-    logger: engine.logger,
-    pollMs: 200,
-  });
   const registry = new SignerRegistry(signers);
-  const unbind = bindChainRuntime({
-    chains,
-    signers: registry,
-    reserveNonce: entityNonceReserver(entities),
-    executionOrg: (id) => executionOrg(engine.pool, id),
+  let entities: EntityClient | undefined;
+  // One object for the world's life: a test may point its `chains` elsewhere for a while.
+  let chainRuntime: ChainRuntime | undefined;
+  const engine = await startEngineHarness({
+    file: options.file,
+    workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
+    entities: [nonceEntity],
+    ...(options.durable ? { durable: options.durable } : {}),
+    services: (connections) => {
+      const nonces = new EntityClient({
+        pool: connections.pool,
+        redis: connections.producerRedis,
+        prefix: connections.config.redisPrefix,
+        registry: new EntityRegistry([nonceEntity]),
+        logger: connections.logger,
+        pollMs: 200,
+      });
+      entities = nonces;
+      chainRuntime = {
+        chains: worldChains(connections.config.durable),
+        signers: registry,
+        reserveNonce: entityNonceReserver(nonces),
+        executionOrg: (id) => executionOrg(connections.pool, id),
+      };
+      return [
+        provide(chainRuntimeService, chainRuntime),
+        provide(indexedHeightsService, (chainId) =>
+          new PgLedgerReads(connections.pool).indexedHeight(chainId),
+        ),
+        ...(options.services?.(connections) ?? []),
+      ];
+    },
   });
+  const runtime = chainRuntime as ChainRuntime;
+  const chains = runtime.chains;
   const watcher = startConfirmationWatcher({
     pool: engine.pool,
     executions: engine.client,
@@ -145,6 +177,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     anvil,
     engine,
     chains,
+    chainRuntime: runtime,
     ...(custody ? { custody } : {}),
     signers: registry,
     hot: privateKeyToAccount(ANVIL_KEYS[1]).address,
@@ -174,9 +207,8 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       ),
     async stop() {
       await watcher.stop();
-      unbind();
       await engine.stop();
-      await entities.close().catch(() => undefined);
+      await entities?.close().catch(() => undefined);
       await custody?.stop();
       await anvil.stop();
     },

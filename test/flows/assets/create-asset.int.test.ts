@@ -1,13 +1,13 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AssetTemplate } from "../../../flows/assets/asset-ports.js";
 import { createAsset } from "../../../flows/assets/create-asset.js";
-import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
+import type { TrackedContract } from "../../../flows/support/indexing-scope.js";
 import { AssetToken, PriceFeed } from "../../../src/chain/contracts/artifacts.js";
-import { pgIndexingScope } from "../../../workers/indexing-scope.js";
 import { type ChainWorld, startChainWorld } from "../../chain/support/chain-world.js";
 import {
+  assetServices,
   assetsOf,
-  bindAssetRuntime,
   bondTemplate,
   eventCounts,
   HOT,
@@ -21,22 +21,30 @@ import {
  */
 
 let world: ChainWorld;
-let unbind: () => void;
 let resolver: Address;
+const templates: AssetTemplate[] = [];
+/** Runs before each contract the creation adds to the indexing scope (a test's own fault). */
+let beforeTrack: ((contract: TrackedContract) => Promise<void>) | undefined;
 
 beforeAll(async () => {
   world = await startChainWorld({
     file: import.meta.url,
     workflows: [createAsset],
+    services: assetServices(templates, (table) => ({
+      ...table,
+      async add(contract, fromHeight) {
+        await beforeTrack?.(contract);
+        await table.add(contract, fromHeight);
+      },
+    })),
   });
   resolver = await resolverForHot(world.anvil);
-  unbind = bindAssetRuntime(world.engine.pool, [
+  templates.push(
     bondTemplate(world.anvil, resolver),
     bondTemplate(world.anvil, resolver, { id: "globex-fund", kind: "fund", orgId: "globex" }),
-  ]);
+  );
 }, 60_000);
 afterAll(async () => {
-  unbind?.();
   await world?.stop();
 });
 
@@ -155,22 +163,16 @@ describe("asset.create", () => {
     // The signer runs dry once the feed exists (the step tracking the resolver comes right before
     // the observation): the observation cannot be paid for.
     const balance = await world.anvil.public.getBalance({ address: HOT });
-    const scope = pgIndexingScope(world.engine.pool);
     let drained = false;
-    const unbindScope = bindIndexingScope({
-      ...scope,
-      async add(contract, fromHeight) {
-        if (contract.kind === "price-resolver" && !drained) {
-          drained = true;
-          await world.anvil.test.setBalance({ address: HOT, value: 0n });
-        }
-        await scope.add(contract, fromHeight);
-      },
-    });
+    beforeTrack = async (contract) => {
+      if (contract.kind === "price-resolver" && !drained) {
+        drained = true;
+        await world.anvil.test.setBalance({ address: HOT, value: 0n });
+      }
+    };
     const id = await world.start(createAsset.name, input);
     const failed = await world.settled(id, 60_000);
-    unbindScope();
-    bindIndexingScope(scope);
+    beforeTrack = undefined;
     expect(drained).toBe(true);
     expect(failed.status).toBe("failed");
     const assetId = (failed.progress as { assetId: string }).assetId;

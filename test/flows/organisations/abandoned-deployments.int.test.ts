@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
 import {
   ORGANISATION_DEPLOYMENTS_SCHEDULE,
   organisationDeploymentsSchedule,
 } from "../../../flows/organisations/schedules/deployments-schedule.js";
 import { PgOrganisationSystems } from "../../../flows/organisations/store/pg-organisation-systems.js";
-import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
+import { indexingScopeService } from "../../../flows/support/indexing-scope.js";
 import { BusinessError } from "../../../src/engine/errors.js";
+import { provide } from "../../../src/engine/services.js";
 import { defineWorkflow } from "../../../src/engine/workflow.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { registerSchedules } from "../../../src/schedules/schedule-service.js";
@@ -46,16 +47,19 @@ const holds = defineWorkflow({
 });
 
 let world: ChainWorld;
-const unbind: (() => void)[] = [];
 const logger = createLogger({ level: "error" });
 
 beforeAll(async () => {
-  world = await startChainWorld({ file: import.meta.url, workflows: [fails, holds] });
-  unbind.push(bindIndexingScope(pgIndexingScope(world.engine.pool)));
-  unbind.push(bindOrganisationSystems(new PgOrganisationSystems(world.engine.pool)));
+  world = await startChainWorld({
+    file: import.meta.url,
+    workflows: [fails, holds],
+    services: ({ pool }) => [
+      provide(indexingScopeService, pgIndexingScope(pool)),
+      provide(organisationSystemsService, new PgOrganisationSystems(pool)),
+    ],
+  });
 });
 afterAll(async () => {
-  for (const u of unbind) u();
   await world?.stop();
 });
 
@@ -94,7 +98,7 @@ async function liveScope(n: number): Promise<boolean> {
 }
 
 async function tick(firedAt: Date) {
-  const definition = organisationDeploymentsSchedule(60_000);
+  const definition = organisationDeploymentsSchedule(60_000, world.engine.services);
   const outcome = await runScheduleTick(
     { pool: world.engine.pool, logger, runnerId: "test-runner" },
     definition,
@@ -137,7 +141,9 @@ describe("the failed-deployment schedule", () => {
     await track("echo", 6);
 
     const headBefore = await world.anvil.public.getBlockNumber();
-    await registerSchedules(world.engine.pool, [organisationDeploymentsSchedule(60_000)]);
+    await registerSchedules(world.engine.pool, [
+      organisationDeploymentsSchedule(60_000, world.engine.services),
+    ]);
     const first = await tick(new Date());
     expect(first.outcome).toBe("succeeded");
     expect(first.summary).toMatchObject({ failed: 4, released: 4, restored: 1, errors: 0 });

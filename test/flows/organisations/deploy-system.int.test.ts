@@ -3,11 +3,12 @@ import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
-import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
 import { PgOrganisationSystems } from "../../../flows/organisations/store/pg-organisation-systems.js";
-import { bindIndexingScope } from "../../../flows/support/indexing-scope.js";
+import { indexingScopeService } from "../../../flows/support/indexing-scope.js";
 import { issueApiKey } from "../../../src/api/auth/api-key.js";
 import { SystemSettings } from "../../../src/chain/contracts/artifacts.js";
+import { provide } from "../../../src/engine/services.js";
 import { defineWorkflow } from "../../../src/engine/workflow.js";
 import { pgIndexingScope } from "../../../workers/indexing-scope.js";
 import { type ChainWorld, chainWorldApi, startChainWorld } from "../../chain/support/chain-world.js";
@@ -32,15 +33,18 @@ const holder = defineWorkflow({
 });
 
 let world: ChainWorld;
-const unbind: (() => void)[] = [];
 
 beforeAll(async () => {
-  world = await startChainWorld({ file: import.meta.url, workflows: [deployOrganisationSystem, holder] });
-  unbind.push(bindIndexingScope(pgIndexingScope(world.engine.pool)));
-  unbind.push(bindOrganisationSystems(new PgOrganisationSystems(world.engine.pool)));
+  world = await startChainWorld({
+    file: import.meta.url,
+    workflows: [deployOrganisationSystem, holder],
+    services: ({ pool }) => [
+      provide(indexingScopeService, pgIndexingScope(pool)),
+      provide(organisationSystemsService, new PgOrganisationSystems(pool)),
+    ],
+  });
 });
 afterAll(async () => {
-  for (const u of unbind) u();
   await world?.stop();
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { ABANDONED_DEPLOYMENT_SERVICES } from "../../../flows/organisations/abandoned-deployments.js";
 import { ORGANISATION_DEPLOYMENTS_SCHEDULE } from "../../../flows/organisations/schedules/deployments-schedule.js";
 import { ConfigError, loadConfig } from "../../../src/config/index.js";
+import { type AnyServiceKey, provide, ServiceSet } from "../../../src/engine/services.js";
 import { application } from "../../../workers/application.js";
 
 const base = {
@@ -16,7 +18,13 @@ describe("organisations.abandonedDeploymentsIntervalMs", () => {
   it("defaults to one minute and is the failed-deployment schedule's cadence", () => {
     const config = loadConfig({ env: base });
     expect(config.organisations.abandonedDeploymentsIntervalMs).toBe(60_000);
-    const schedules = application.schedules({ config } as Parameters<typeof application.schedules>[0]);
+    // The schedule is built over the services it reaches; placeholders do, it runs nothing here.
+    const services = new ServiceSet(
+      ABANDONED_DEPLOYMENT_SERVICES.map((key: AnyServiceKey) => provide(key, {})),
+    );
+    const schedules = application.schedules({ config, services } as Parameters<
+      typeof application.schedules
+    >[0]);
     expect(schedules.map((s) => [s.name, s.cadence])).toEqual([
       [ORGANISATION_DEPLOYMENTS_SCHEDULE, { kind: "every", everyMs: 60_000 }],
     ]);

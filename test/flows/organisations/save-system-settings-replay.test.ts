@@ -4,14 +4,15 @@ import type {
   OrganisationSystem,
   OrganisationSystems,
 } from "../../../flows/organisations/organisation-systems-port.js";
-import { bindOrganisationSystems } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
 import { saveSystemSettings } from "../../../flows/organisations/save-system-settings.js";
 import {
-  bindIndexingScope,
   type IndexingScope,
+  indexingScopeService,
   type TrackedContract,
 } from "../../../flows/support/indexing-scope.js";
 import type { WorkflowContext } from "../../../src/engine/context.js";
+import { provide, ServiceSet, serviceLookup } from "../../../src/engine/services.js";
 
 /**
  * Replay of the settings step order (read the case, change the scope, record) with the process
@@ -98,9 +99,15 @@ class Killed extends Error {}
  */
 function runContext(journal: { name: string; value: string }[], killAt?: number): WorkflowContext {
   let position = 0;
+  const services = serviceLookup(
+    "workflow",
+    { name: "test.save-settings", services: [indexingScopeService, organisationSystemsService] },
+    new ServiceSet([provide(indexingScopeService, scope), provide(organisationSystemsService, systems)]),
+  );
   return {
     orgId: ORG,
     executionId: EXECUTION,
+    service: services.service,
     async step<T>(name: string, work: () => Promise<T>): Promise<T> {
       const at = position++;
       const recorded = journal[at];
@@ -145,8 +152,6 @@ beforeEach(() => {
       removedHeight: null,
     },
   );
-  bindIndexingScope(scope);
-  bindOrganisationSystems(systems);
 });
 
 /** One run of the body from its first line; the chain moves one block per height read. */

@@ -1,13 +1,14 @@
 import { type Address, parseAbiItem } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type AssetTemplate, bindAssetPorts } from "../../../../flows/assets/asset-ports.js";
+import { type AssetTemplate, assetPortsService } from "../../../../flows/assets/asset-ports.js";
 import { PgAssets } from "../../../../flows/assets/store/pg-assets.js";
-import { bindIndexingScope } from "../../../../flows/support/indexing-scope.js";
+import { type IndexingScope, indexingScopeService } from "../../../../flows/support/indexing-scope.js";
 import { deployPriceResolver } from "../../../../scripts/dev-chain/price-resolver.js";
-import { assetPorts } from "../../../../workers/assets.js";
+import { provide, type ServiceProvision } from "../../../../src/engine/services.js";
 import { pgIndexingScope } from "../../../../workers/indexing-scope.js";
 import type { Anvil } from "../../../support/anvil.js";
 import { ANVIL_KEYS } from "../../../support/anvil.js";
+import type { HarnessConnections } from "../../../support/engine-harness.js";
 
 /** What the asset tests share: a resolver owned by signer `hot` (anvil key 1), its template, event counts. */
 
@@ -37,13 +38,22 @@ export function bondTemplate(
   };
 }
 
-/** Binds the asset ports and the indexing scope on `pool`; returns the unbinding. */
-export function bindAssetRuntime(pool: import("pg").Pool, templates: AssetTemplate[]): () => void {
-  const ports = assetPorts(templates, pool);
-  const unbind = [bindAssetPorts(ports), bindIndexingScope(pgIndexingScope(pool))];
-  return () => {
-    for (const u of unbind) u();
-  };
+/**
+ * The services asset creation declares, over the world's pool: the assets table, the indexing
+ * scope (`scope` over the table, default the table itself), and `templates`, which the test fills
+ * in once it deployed their resolver.
+ */
+export function assetServices(
+  templates: readonly AssetTemplate[],
+  scope: (table: IndexingScope) => IndexingScope = (table) => table,
+): (connections: HarnessConnections) => ServiceProvision[] {
+  return ({ pool }) => [
+    provide(assetPortsService, {
+      templates: { get: (id) => templates.find((t) => t.id === id) },
+      registry: new PgAssets(pool),
+    }),
+    provide(indexingScopeService, scope(pgIndexingScope(pool))),
+  ];
 }
 
 export const assetsOf = (pool: import("pg").Pool) => new PgAssets(pool);
