@@ -1,26 +1,22 @@
-import { ASSETS_TAG, assetsRouter, registerAssetsOpenApi } from "../flows/assets/api/routes.js";
+import { ASSET_ROUTES, ASSETS_TAG } from "../flows/assets/api/routes.js";
 import { PgAssets } from "../flows/assets/store/pg-assets.js";
-import {
-  ORGANISATIONS_TAG,
-  organisationsRouter,
-  registerOrganisationsOpenApi,
-} from "../flows/organisations/api/router.js";
+import { ORGANISATION_ROUTES, ORGANISATIONS_TAG } from "../flows/organisations/api/routes.js";
 import { PgOrganisationSystems } from "../flows/organisations/store/pg-organisation-systems.js";
-import type { ApiRoutes } from "../src/api/api-deps.js";
+import { type ApiRoutes, defineApiRoutes } from "../src/api/application-routes.js";
 
 /**
  * The application's routes on the Platform API, each over the store of its feature built on the
  * api's pool. Their order is the OpenAPI document's.
  */
 export const applicationRoutes: readonly ApiRoutes[] = [
-  {
+  defineApiRoutes({
     tag: ORGANISATIONS_TAG,
-    registerOpenApi: registerOrganisationsOpenApi,
-    router: (deps) => organisationsRouter(deps, new PgOrganisationSystems(deps.pool)),
-  },
-  {
+    stores: (pool) => ({ systems: new PgOrganisationSystems(pool) }),
+    routes: ORGANISATION_ROUTES,
+  }),
+  defineApiRoutes({
     tag: ASSETS_TAG,
-    registerOpenApi: registerAssetsOpenApi,
-    router: (deps) => assetsRouter(deps, new PgAssets(deps.pool)),
-  },
+    stores: (pool) => ({ assets: new PgAssets(pool) }),
+    routes: ASSET_ROUTES,
+  }),
 ];

@@ -1,8 +1,5 @@
 import type { KeyObject } from "node:crypto";
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import type { Router } from "express";
 import type { Redis } from "ioredis";
-import type { Pool } from "pg";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { LedgerDomainReads, LedgerReads } from "../ledger-index/ledger-reads.js";
@@ -10,10 +7,14 @@ import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
+import type { ScheduleStatusReads } from "../schedules/schedule-status.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
+import type { PgEvidence } from "../store/pg-evidence.js";
+import type { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { PgPlatformStatus } from "../store/pg-platform-status.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
@@ -43,8 +44,15 @@ export interface ApiDeps {
   redis: Redis;
   /** The Redis key prefix of this deployment. */
   prefix: string;
-  pool: Pool;
   reads: PgExecutionReads;
+  /** Resume and cancellation marks on an organisation's executions. */
+  commands: PgExecutionCommands;
+  /** Workflow health from the status projections (the status route and the console). */
+  platformStatus: PgPlatformStatus;
+  /** Every registered schedule's state, for the platform status. */
+  scheduleStatuses: ScheduleStatusReads;
+  /** An execution's input, signals and audit rows, for its evidence export. */
+  evidence: PgEvidence;
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;
@@ -64,7 +72,7 @@ export interface ApiDeps {
   metrics?: TenorMetrics;
   /** Event-loop lag now, in milliseconds; admission control reads it. */
   eventLoopLagMs?: () => number;
-  /** Expected wait for a connection of `pool` now, in milliseconds; admission control reads it. */
+  /** Expected wait for a connection of the api's pool now, in milliseconds; admission control reads it. */
   poolWaitMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
@@ -77,19 +85,4 @@ export interface ApiDeps {
   webhookStore: WebhookStore;
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
-  /** The application's own modules (`Application.routes`), mounted and documented like the platform's. */
-  applicationRoutes?: readonly ApiRoutes[];
-}
-
-/**
- * Routes an application adds to the Platform API (`Application.routes`, src/roles/application.ts):
- * mounted next to the platform's own modules and documented in the same OpenAPI document under
- * their own tag. The composition root builds the stores they read and hands them in through
- * `router`, so the API itself knows no application's tables.
- */
-export interface ApiRoutes {
-  /** The OpenAPI tag their paths are listed under. */
-  readonly tag: { readonly name: string; readonly description: string };
-  router(deps: ApiDeps): Router;
-  registerOpenApi(registry: OpenAPIRegistry): void;
 }

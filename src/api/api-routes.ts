@@ -22,7 +22,10 @@ export const ROUTES_BEFORE_APPLICATION: readonly RouteDeclaration[] = [
 ];
 export const ROUTES_AFTER_APPLICATION: readonly RouteDeclaration[] = [...WEBHOOK_ROUTES];
 
-/** Every declared route: what the tests iterate instead of restating paths. */
+/**
+ * Every declared route of the platform: what the tests iterate, with the application's, instead of
+ * restating paths.
+ */
 export const API_ROUTES: readonly RouteDeclaration[] = [
   ...ROUTES_BEFORE_APPLICATION,
   ...ROUTES_AFTER_APPLICATION,

@@ -21,9 +21,10 @@ export interface DocumentContext {
 
 /**
  * One route of the Platform API, declared once: the router mounts it, the OpenAPI document describes
- * it, and the tests list it, all from this value.
+ * it, and the tests list it, all from this value. `Deps` is what its handler reads: the platform's
+ * routes read the ApiDeps, an application's the stores of its feature (src/api/application-routes.ts).
  */
-export interface RouteDeclaration {
+export interface RouteDeclaration<Deps = ApiDeps> {
   readonly method: RouteMethod;
   /** The path as the document writes it (`/v1/executions/{id}`); the Express form is derived. */
   readonly path: string;
@@ -42,8 +43,11 @@ export interface RouteDeclaration {
    */
   readonly openapi: RouteOperation | ((context: DocumentContext) => readonly DocumentedPath[]);
   /** Builds the handler once per app; it answers or throws (errors reach the problem handler). */
-  readonly handler: (deps: ApiDeps) => (req: Request, res: Response) => Promise<void>;
+  readonly handler: (deps: Deps) => (req: Request, res: Response) => Promise<void>;
 }
+
+/** A route whatever its handler reads: enough to document and list it, not to mount it. */
+export type AnyRouteDeclaration = RouteDeclaration<never>;
 
 /** A concrete documented path of a route whose document is spelled out per workflow. */
 export interface DocumentedPath extends RouteOperation {
@@ -51,7 +55,7 @@ export interface DocumentedPath extends RouteOperation {
 }
 
 /** Declares a route (identity; it gives the value its type where it is written). */
-export function defineRoute(route: RouteDeclaration): RouteDeclaration {
+export function defineRoute<Deps = ApiDeps>(route: RouteDeclaration<Deps>): RouteDeclaration<Deps> {
   return route;
 }
 
@@ -80,7 +84,7 @@ export function mountRoutes(deps: ApiDeps, routes: readonly RouteDeclaration[]):
 /** Documents `routes`, in their order, each with the 401/403 answers of its guard. */
 export function registerRoutes(
   registry: OpenAPIRegistry,
-  routes: readonly RouteDeclaration[],
+  routes: readonly AnyRouteDeclaration[],
   context: DocumentContext,
 ): void {
   for (const route of routes) {

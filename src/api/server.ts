@@ -7,12 +7,22 @@ import { signInRouter } from "./admin/sign-in.js";
 import { type AdmissionReason, createAdmission } from "./admission.js";
 import type { ApiDeps } from "./api-deps.js";
 import { ROUTES_AFTER_APPLICATION, ROUTES_BEFORE_APPLICATION } from "./api-routes.js";
+import type { TaggedRoutes } from "./application-routes.js";
 import { requestId } from "./audit/audit-trail.js";
 import { consoleRouter } from "./console/console-router.js";
 import { buildOpenApiDocument } from "./openapi/document.js";
 import { problemHandler, routeNotFound } from "./problem.js";
 import { apiRateLimit } from "./rate-limit.js";
-import { mountRoutes } from "./route.js";
+import { mountRoutes, type RouteDeclaration } from "./route.js";
+
+/** What the app is built from: the modules' dependencies, and the application's routes. */
+export interface ApiAppOptions extends ApiDeps {
+  /**
+   * The application's own routes (`Application.routes`) over their stores, mounted and documented
+   * like the platform's, between its reads and webhooks; default none.
+   */
+  applicationRoutes?: readonly TaggedRoutes<RouteDeclaration>[];
+}
 
 /**
  * The Platform API (README, "Platform API"). Composes the modules only: each module declares its
@@ -24,11 +34,12 @@ import { mountRoutes } from "./route.js";
  * refuses every request right now (null when it would not, or when admission is off), what /readyz
  * reports on this port and the role's health port alike.
  */
-export function createApiApp(deps: ApiDeps): {
+export function createApiApp(options: ApiAppOptions): {
   app: Express;
   overload(): AdmissionReason | null;
   close(): Promise<void>;
 } {
+  const { applicationRoutes = [], ...deps } = options;
   const admission = deps.settings.admission
     ? createAdmission({
         settings: deps.settings.admission,
@@ -55,7 +66,7 @@ export function createApiApp(deps: ApiDeps): {
   const document = JSON.stringify(
     buildOpenApiDocument(
       deps.registry.names().map((n) => deps.registry.get(n)),
-      deps.applicationRoutes,
+      applicationRoutes,
     ),
   );
   app.get("/openapi.json", (_req, res) => {
@@ -83,7 +94,7 @@ export function createApiApp(deps: ApiDeps): {
     }),
   );
   app.use(mountRoutes(deps, ROUTES_BEFORE_APPLICATION));
-  for (const routes of deps.applicationRoutes ?? []) app.use(routes.router(deps));
+  for (const { routes } of applicationRoutes) app.use(mountRoutes(deps, routes));
   app.use(mountRoutes(deps, ROUTES_AFTER_APPLICATION));
   app.use(routeNotFound);
   // Admission's Retry-After serves the other 503 that says "try again shortly" too (its default,

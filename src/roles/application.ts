@@ -1,4 +1,4 @@
-import type { ApiRoutes } from "../api/api-deps.js";
+import type { ApiRoutes } from "../api/application-routes.js";
 import type { AnyActivity } from "../engine/activity.js";
 import type { ExecutionClient } from "../engine/execution-client.js";
 import type { ServiceProvision, ServiceSet } from "../engine/services.js";

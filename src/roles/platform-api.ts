@@ -3,7 +3,8 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
-import type { ApiDeps, ApiRoutes, ApiSettings } from "../api/api-deps.js";
+import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
+import type { ApiRoutes } from "../api/application-routes.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
@@ -14,10 +15,14 @@ import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
+import { scheduleStatusReads } from "../schedules/schedule-status.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgAudit } from "../store/pg-audit.js";
+import { PgEvidence } from "../store/pg-evidence.js";
+import { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import { PgPlatformStatus } from "../store/pg-platform-status.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
 import { createExecutionClient } from "./create-execution-client.js";
@@ -88,8 +93,11 @@ export function createPlatformApi(options: PlatformApiOptions): {
     transport: execution.queue,
     redis: options.redis,
     prefix: options.prefix,
-    pool,
     reads: new PgExecutionReads(pool),
+    commands: new PgExecutionCommands(pool),
+    platformStatus: new PgPlatformStatus(pool),
+    scheduleStatuses: scheduleStatusReads(pool),
+    evidence: new PgEvidence(pool),
     approvals: new PgApprovals(pool),
     keys,
     audit: new PgAudit(pool),
@@ -107,7 +115,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     chainIds: options.chainIds ?? [],
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-    applicationRoutes: options.routes ?? [],
+    applicationRoutes: (options.routes ?? []).map((routes) => routes.overStores(pool)),
   });
   return {
     app: api.app,

@@ -76,3 +76,13 @@ export async function loadEvidenceExtras(
     })),
   };
 }
+
+/** The evidence export's reads over one pool (the api's). */
+export class PgEvidence {
+  constructor(private readonly pool: Pool) {}
+
+  /** See {@link loadEvidenceExtras}. */
+  extras(orgId: string, executionId: string) {
+    return loadEvidenceExtras(this.pool, orgId, executionId);
+  }
+}

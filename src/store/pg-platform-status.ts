@@ -78,3 +78,13 @@ export async function readPlatformStatus(
     })),
   };
 }
+
+/** The Platform Status reads over one pool (the api's), for the routes and the console. */
+export class PgPlatformStatus {
+  constructor(private readonly pool: Pool) {}
+
+  /** See {@link readPlatformStatus}. */
+  read(orgId: string | null, noMutationSeconds: number, staleLimit: number) {
+    return readPlatformStatus(this.pool, orgId, noMutationSeconds, staleLimit);
+  }
+}

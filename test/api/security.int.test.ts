@@ -2,12 +2,12 @@ import { Queue } from "bullmq";
 import fc from "fast-check";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_ROUTES } from "../../src/api/api-routes.js";
 import { roleMay } from "../../src/api/auth/permissions.js";
 import { runKeysCommand } from "../../src/cli/keys-command.js";
 import { keysCommandStores } from "../support/api-client.js";
 import { eventually } from "../support/role-process.js";
 import { type ApiHarness, type PrincipalName, startApiHarness } from "./support/api-harness.js";
+import { DECLARED_ROUTES } from "./support/declared-routes.js";
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -55,7 +55,7 @@ describe("platform keys and organisation keys are apart", () => {
     for (const who of ["platformOperator", "platformAdmin"] as const) {
       const as = api.as(who);
       const refused: request.Response[] = [];
-      for (const route of API_ROUTES.filter(
+      for (const route of DECLARED_ROUTES.filter(
         (r) => !roleMay(who === "platformAdmin" ? "platform-admin" : "platform-operator", r.permission),
       )) {
         const path = route.path.replaceAll(

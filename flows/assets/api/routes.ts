@@ -1,29 +1,25 @@
-import type { OpenAPIRegistry } from "@asteasolutions/zod-to-openapi";
-import { type Request, type Response, Router } from "express";
+import type { Request, Response } from "express";
 import type { z } from "zod";
-import type { ApiDeps } from "../../../src/api/api-deps.js";
 import { API_ERRORS } from "../../../src/api/api-error-codes.js";
-import { guard, principalOf } from "../../../src/api/auth/authenticate.js";
+import { principalOf } from "../../../src/api/auth/authenticate.js";
 import { executionPath } from "../../../src/api/executions/resource.js";
-import { handler, parseRequest } from "../../../src/api/http.js";
+import { parseRequest } from "../../../src/api/http.js";
 import { pageAfter, pageOf } from "../../../src/api/list-cursor.js";
-import { authProblems, problem, rolesNote } from "../../../src/api/openapi/common.js";
+import { problem, rolesNote } from "../../../src/api/openapi/common.js";
 import { UUID_PATTERN } from "../../../src/api/query-params.js";
+import { defineRoute, type RouteDeclaration } from "../../../src/api/route.js";
 import { TenorError } from "../../../src/errors/tenor-error.js";
 import type { AssetRecord } from "../asset-record.js";
 import type { PgAssets } from "../store/pg-assets.js";
 import { AssetIdParams, AssetListQuery, AssetListSchema, AssetSchema } from "./schemas.js";
 
-/** The assets module: the key's organisation's assets, one or a page (docs/assets.md). */
-export function assetsRouter(deps: Pick<ApiDeps, "keys">, assets: AssetReads): Router {
-  const router = Router();
-  router.get("/v1/assets", ...guard(deps.keys, "read"), handler(listAssets(assets)));
-  router.get("/v1/assets/:id", ...guard(deps.keys, "read"), handler(getAsset(assets)));
-  return router;
-}
-
 /** What the routes read of the assets read model. */
 type AssetReads = Pick<PgAssets, "get" | "list">;
+
+/** The stores the assets routes read. */
+export interface AssetRouteStores {
+  assets: AssetReads;
+}
 
 /** Path of an asset's resource. */
 export function assetPath(id: string): string {
@@ -87,36 +83,44 @@ function listAssets(assets: AssetReads) {
 /** The OpenAPI tag of the assets paths. */
 export const ASSETS_TAG = { name: "assets", description: "The organisation's assets (docs/assets.md)." };
 
-export function registerAssetsOpenApi(registry: OpenAPIRegistry): void {
-  const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-  registry.registerPath({
+const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
+
+/** The assets module: the key's organisation's assets, a page or one (docs/assets.md). */
+export const ASSET_ROUTES: readonly RouteDeclaration<AssetRouteStores>[] = [
+  defineRoute<AssetRouteStores>({
     method: "get",
     path: "/v1/assets",
-    operationId: "listAssets",
-    tags: ["assets"],
-    summary: "List the organisation's assets, newest first",
-    description:
-      "The key's organisation's assets (never another's), newest first. Filters combine with AND; pages " +
-      `follow \`nextCursor\`. Each item is the resource \`GET /v1/assets/{id}\` answers. ${rolesNote("read")}`,
-    request: { query: AssetListQuery },
-    responses: {
-      200: { description: "One page.", content: json(AssetListSchema) },
-      400: problem("REQUEST_INVALID (field `errors`, each naming the parameter, the value and the rule)."),
-      ...authProblems("read"),
+    permission: "read",
+    openapi: {
+      operationId: "listAssets",
+      tags: ["assets"],
+      summary: "List the organisation's assets, newest first",
+      description:
+        "The key's organisation's assets (never another's), newest first. Filters combine with AND; pages " +
+        `follow \`nextCursor\`. Each item is the resource \`GET /v1/assets/{id}\` answers. ${rolesNote("read")}`,
+      request: { query: AssetListQuery },
+      responses: {
+        200: { description: "One page.", content: json(AssetListSchema) },
+        400: problem("REQUEST_INVALID (field `errors`, each naming the parameter, the value and the rule)."),
+      },
     },
-  });
-  registry.registerPath({
+    handler: ({ assets }) => listAssets(assets),
+  }),
+  defineRoute<AssetRouteStores>({
     method: "get",
     path: "/v1/assets/{id}",
-    operationId: "getAsset",
-    tags: ["assets"],
-    summary: "One asset of the organisation",
-    description: `Its template, chain, status, contracts, the creation's hashes and owning execution. ${rolesNote("read")}`,
-    request: { params: AssetIdParams },
-    responses: {
-      200: { description: "The asset.", content: json(AssetSchema) },
-      ...authProblems("read"),
-      404: problem("ASSET_NOT_FOUND (also for another organisation's asset)."),
+    permission: "read",
+    openapi: {
+      operationId: "getAsset",
+      tags: ["assets"],
+      summary: "One asset of the organisation",
+      description: `Its template, chain, status, contracts, the creation's hashes and owning execution. ${rolesNote("read")}`,
+      request: { params: AssetIdParams },
+      responses: {
+        200: { description: "The asset.", content: json(AssetSchema) },
+        404: problem("ASSET_NOT_FOUND (also for another organisation's asset)."),
+      },
     },
-  });
-}
+    handler: ({ assets }) => getAsset(assets),
+  }),
+];

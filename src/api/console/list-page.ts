@@ -1,5 +1,4 @@
 import type { Request, Response } from "express";
-import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
@@ -33,7 +32,7 @@ export function listPage(deps: ApiDeps) {
       limit: filter.limit + 1,
     });
     const page = rows.slice(0, filter.limit);
-    const status = await readPlatformStatus(deps.pool, orgId, deps.settings.noMutationThresholdSeconds, 0);
+    const status = await deps.platformStatus.read(orgId, deps.settings.noMutationThresholdSeconds, 0);
     const totals: Record<string, number> = {};
     for (const w of status.workflows)
       for (const [s, n] of Object.entries(w.counts)) totals[s] = (totals[s] ?? 0) + (n ?? 0);

@@ -1,6 +1,5 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { loadEvidenceExtras } from "../../store/pg-evidence.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
@@ -26,7 +25,7 @@ function exportEvidence(deps: ApiDeps) {
     const [journal, votes, extras] = await Promise.all([
       deps.client.journal(execution.id, orgId),
       deps.approvals.list(orgId, execution.id),
-      loadEvidenceExtras(deps.pool, orgId, execution.id),
+      deps.evidence.extras(orgId, execution.id),
     ]);
     if (votes === null || extras === null) throw notFound(execution.id);
     const records = chainRecords(

@@ -4,7 +4,6 @@ import { canonicalJson } from "../../engine/canonical-json.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { inputIssues } from "../../engine/input-issues.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { requestCancellation } from "../../store/pg-cancellation.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
@@ -116,7 +115,7 @@ export function cancelExecution(deps: ApiDeps) {
  * and the console's button both cancel through here. EXECUTION_TERMINAL when it already finished.
  */
 export async function cancelRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
-  const result = await requestCancellation(deps.pool, orgId, record.id);
+  const result = await deps.commands.cancel(orgId, record.id);
   if (!result) throw notFound(record.id);
   if (!result.marked || result.cancelRequestedAt === null) {
     throw new TenorError(

@@ -1,7 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
-import { requestResume } from "../../store/pg-resume.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
@@ -32,7 +31,7 @@ export function resumeExecution(deps: ApiDeps) {
 
 /** Resumes `record` now and rings it (the API route and the console's button); EXECUTION_NOT_SUSPENDED otherwise. */
 export async function resumeRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
-  const result = await requestResume(deps.pool, orgId, record.id);
+  const result = await deps.commands.resume(orgId, record.id);
   if (result.kind === "not-found") throw notFound(record.id);
   if (result.kind === "not-suspended") {
     throw apiError(

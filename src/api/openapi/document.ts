@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from "@asteasolutions/zod-to-openapi";
 import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
-import type { ApiRoutes } from "../api-deps.js";
 import { ROUTES_AFTER_APPLICATION, ROUTES_BEFORE_APPLICATION } from "../api-routes.js";
+import type { TaggedRoutes } from "../application-routes.js";
 import { registerRoutes } from "../route.js";
 import { problem } from "./common.js";
 
@@ -133,7 +133,7 @@ function adminAndDocument(registry: OpenAPIRegistry): void {
  */
 export function buildOpenApiDocument(
   workflows: readonly AnyWorkflow[],
-  applicationRoutes: readonly ApiRoutes[] = [],
+  applicationRoutes: readonly TaggedRoutes[] = [],
 ): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent("securitySchemes", "apiKey", {
@@ -144,7 +144,7 @@ export function buildOpenApiDocument(
   health(registry);
   adminAndDocument(registry);
   registerRoutes(registry, ROUTES_BEFORE_APPLICATION, { workflows });
-  for (const routes of applicationRoutes) routes.registerOpenApi(registry);
+  for (const { routes } of applicationRoutes) registerRoutes(registry, routes, { workflows });
   registerRoutes(registry, ROUTES_AFTER_APPLICATION, { workflows });
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: "3.1.0",
@@ -171,7 +171,7 @@ export function buildOpenApiDocument(
 /** The document as committed: two-space JSON and a final newline. */
 export function renderOpenApiDocument(
   workflows: readonly AnyWorkflow[],
-  applicationRoutes: readonly ApiRoutes[] = [],
+  applicationRoutes: readonly TaggedRoutes[] = [],
 ): string {
   return `${JSON.stringify(buildOpenApiDocument(workflows, applicationRoutes), null, 2)}\n`;
 }

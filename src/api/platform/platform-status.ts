@@ -1,7 +1,5 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
-import { readScheduleStatuses } from "../../schedules/schedule-status.js";
-import { readPlatformStatus } from "../../store/pg-platform-status.js";
 import type { ApiDeps } from "../api-deps.js";
 import { anyPrincipalOf } from "../auth/authenticate.js";
 import { toWait } from "../executions/resource.js";
@@ -87,12 +85,7 @@ function readStatus(deps: ApiDeps) {
     const threshold = deps.settings.noMutationThresholdSeconds;
     // A platform key sees counts across organisations, never an organisation's execution ids.
     const { orgId } = anyPrincipalOf(res);
-    const status = await readPlatformStatus(
-      deps.pool,
-      orgId,
-      threshold,
-      orgId === null ? 0 : STALE_LIST_LIMIT,
-    );
+    const status = await deps.platformStatus.read(orgId, threshold, orgId === null ? 0 : STALE_LIST_LIMIT);
     const stale = status.stale;
     const workflows =
       orgId === null ? status.workflows.map((w) => ({ ...w, oldestPending: null })) : status.workflows;
@@ -109,7 +102,7 @@ function readStatus(deps: ApiDeps) {
         executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
       },
       chains: await deps.ledgerReads.health(),
-      schedules: (await readScheduleStatuses(deps.pool)).map((schedule) => ({
+      schedules: (await deps.scheduleStatuses.list()).map((schedule) => ({
         ...schedule,
         lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
         lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,

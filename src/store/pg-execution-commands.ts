@@ -1,0 +1,21 @@
+import type { Pool } from "pg";
+import { requestCancellation } from "./pg-cancellation.js";
+import { requestResume } from "./pg-resume.js";
+
+/**
+ * The marks an operator's command leaves on an organisation's executions (resume now, cancel),
+ * over one pool (the api's). Only the marks: the caller rings each execution's doorbell.
+ */
+export class PgExecutionCommands {
+  constructor(private readonly pool: Pool) {}
+
+  /** See {@link requestResume}. */
+  resume(orgId: string, executionId: string) {
+    return requestResume(this.pool, orgId, executionId);
+  }
+
+  /** See {@link requestCancellation}. */
+  cancel(orgId: string, executionId: string) {
+    return requestCancellation(this.pool, orgId, executionId);
+  }
+}
