@@ -67,7 +67,7 @@ const TEST_DURABLE = {
   sweep: { intervalMs: 500, graceMs: 2_000 },
 };
 
-/** How often the kit rings executions whose wake-up time virtual time has passed, in ms. */
+/** How often the kit wakes executions whose wake-up time virtual time has passed, in ms. */
 const DUE_POLL_MS = 100;
 
 /**
@@ -172,7 +172,7 @@ export class TestKit {
       stores,
       release,
     );
-    kit.duePoll = setInterval(() => void kit.ringDue().catch(() => undefined), DUE_POLL_MS);
+    kit.duePoll = setInterval(() => void kit.wakeDue().catch(() => undefined), DUE_POLL_MS);
     kit.duePoll.unref();
     return kit;
   }
@@ -214,20 +214,20 @@ export class TestKit {
   }
 
   /**
-   * Moves the workflow clock forward by `duration` and rings every waiting execution whose timer
+   * Moves the workflow clock forward by `duration` and wakes every waiting execution whose timer
    * or deadline is now due, so a 30-day sleep or a 2-day approval deadline fires at once; the
    * journal records the virtual times. Returns the new virtual now.
    */
   async skipTime(duration: Duration): Promise<Date> {
     const now = this.clock.advance(duration);
-    await this.ringDue();
+    await this.wakeDue();
     return now;
   }
 
-  /** Moves the workflow clock forward to `at` (a record date, a deadline) and rings what is due. */
+  /** Moves the workflow clock forward to `at` (a record date, a deadline) and wakes what is due. */
   async skipTo(at: Date): Promise<Date> {
     const now = this.clock.advanceTo(at);
-    await this.ringDue();
+    await this.wakeDue();
     return now;
   }
 
@@ -237,10 +237,10 @@ export class TestKit {
   }
 
   /**
-   * Rings waiting executions whose wake-up time the workflow clock has passed. Also run every
+   * Wakes waiting executions whose wake-up time the workflow clock has passed. Also run every
    * {@link DUE_POLL_MS} ms, so a run that parked while time was being skipped is not left behind.
    */
-  private async ringDue(): Promise<void> {
+  private async wakeDue(): Promise<void> {
     if (this.stopped || !this.clock.skipped) return;
     for (const due of await executionsDueBy(this.pool, this.clock.date())) {
       await this.runtime.queue.wake(due.id, due.workflow);
