@@ -4,7 +4,7 @@ import {
   ORGANISATIONS_TAG,
   organisationsRouter,
   registerOrganisationsOpenApi,
-} from "../flows/organisations/api/router.js";
+} from "../flows/organisations/api/routes.js";
 import { PgOrganisationSystems } from "../flows/organisations/store/pg-organisation-systems.js";
 import type { ApiRoutes } from "../src/api/api-deps.js";
 

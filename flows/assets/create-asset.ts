@@ -6,12 +6,12 @@ import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
 import { indexingScopeService, type ScopeKind } from "../support/indexing-scope.js";
-import { latestRound, resolverEntry, resolverOwner } from "./asset-chain-reads.js";
-import { ASSET_ERRORS } from "./asset-errors.js";
-import { type AssetTemplate, assetPortsService } from "./asset-ports.js";
 import type { AssetRecord } from "./asset-record.js";
-import { CreateAssetInput, CreateAssetOutput } from "./asset-schemas.js";
+import { latestRound, resolverEntry, resolverOwner } from "./chain-reads.js";
+import { ASSET_ERRORS } from "./errors.js";
+import { type AssetTemplate, assetPortsService } from "./ports.js";
 import { scaledPrice } from "./scaled-price.js";
+import { CreateAssetInput, CreateAssetOutput } from "./schemas.js";
 
 /**
  * `asset.create` (docs/assets.md): deploys a bond or fund token from an asset template, then the

@@ -28,7 +28,7 @@ import {
 } from "./distributor.js";
 import { batchesOf, computeEntitlements, type Entitlements } from "./entitlements.js";
 import { CORPORATE_ACTION_ERRORS as ERRORS } from "./errors.js";
-import { holderSnapshotsService } from "./holder-snapshot.js";
+import { holderSnapshotsService } from "./ports.js";
 import { findRecordHeight, recordDateSettled } from "./record-height.js";
 import { CorporateActionInput, CorporateActionOutput } from "./schemas.js";
 

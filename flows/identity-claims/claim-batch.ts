@@ -6,10 +6,18 @@ import type { Duration } from "../../src/engine/duration.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { writeContract } from "../support/chain-writes.js";
-import { IDENTITY_CLAIM_ERRORS as E } from "./claim-errors.js";
-import { type Claim, ClaimBatchInput, claimKey, claimsHash, normaliseClaims } from "./claim-input.js";
-import { ClaimBatchOutput, type ClaimOutcome, type WriteSummary } from "./claim-output.js";
-import { inspectRegistry, readPresentClaims, readWriteEffect } from "./registry-reads.js";
+import { inspectRegistry, readPresentClaims, readWriteEffect } from "./chain-reads.js";
+import { IDENTITY_CLAIM_ERRORS as E } from "./errors.js";
+import {
+  type Claim,
+  ClaimBatchInput,
+  ClaimBatchOutput,
+  type ClaimOutcome,
+  claimKey,
+  claimsHash,
+  normaliseClaims,
+  type WriteSummary,
+} from "./schemas.js";
 
 /**
  * `identity.claim-batch` (docs/identity-claims.md): M-of-N approval bound to the hash of exactly

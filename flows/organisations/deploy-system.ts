@@ -8,9 +8,9 @@ import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
 import { indexingScopeService } from "../support/indexing-scope.js";
-import { chainHead } from "./chain-head.js";
-import { ORGANISATION_ERRORS } from "./organisation-errors.js";
-import { organisationSystemsService } from "./organisation-systems-port.js";
+import { chainHead } from "./chain-reads.js";
+import { ORGANISATION_ERRORS } from "./errors.js";
+import { organisationSystemsService } from "./ports.js";
 import { saveSystemSettings } from "./save-system-settings.js";
 
 /**

@@ -6,7 +6,7 @@ import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
-import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
+import { FLOW_SUPPORT_ERRORS } from "./errors.js";
 
 /**
  * How a domain workflow writes to a chain: every write is one child execution of the transaction

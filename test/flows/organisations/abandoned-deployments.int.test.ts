@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/ports.js";
 import {
   ORGANISATION_DEPLOYMENTS_SCHEDULE,
   organisationDeploymentsSchedule,

@@ -11,7 +11,7 @@ import {
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
 import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
-import type { Claim } from "./claim-input.js";
+import type { Claim } from "./schemas.js";
 
 /**
  * What the claim batch reads from the chain, each as a step's recorded fact (docs/engine.md,
