@@ -1,6 +1,6 @@
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
@@ -27,7 +27,7 @@ export const createAsset = defineWorkflow({
   version: 1,
   input: CreateAssetInput,
   output: CreateAssetOutput,
-  services: [chainRuntimeService, assetPortsService, indexingScopeService],
+  services: [chainAccessService, assetPortsService, indexingScopeService],
   async run(ctx, input) {
     ctx.progress({ phase: "template", hashes: [] });
     // The request boundary: the template is read from the platform's configuration by id, and an
@@ -42,7 +42,7 @@ export const createAsset = defineWorkflow({
     }
     const price = scaledPrice(input.initialPrice, template.priceDecimals);
     const signer = await ctx.step("signer.address", () =>
-      ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
+      ctx.service(chainAccessService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
     );
     await checkResolver(ctx, template, signer);
     const candidateId = await ctx.uuid();

@@ -1,6 +1,6 @@
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import type { Duration } from "../../src/engine/duration.js";
 import { BusinessError } from "../../src/engine/errors.js";
@@ -32,7 +32,7 @@ export const claimBatch = defineWorkflow({
   version: 1,
   input: ClaimBatchInput,
   output: ClaimBatchOutput,
-  services: [chainRuntimeService],
+  services: [chainAccessService],
   async run(ctx, input) {
     const claims = normaliseClaims(input.claims);
     const registry = getAddress(input.registry);

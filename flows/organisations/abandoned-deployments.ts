@@ -1,4 +1,4 @@
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
 import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-reads.js";
@@ -39,7 +39,7 @@ export const ABANDONED_BATCH = 100;
 export const ABANDONED_DEPLOYMENT_SERVICES = [
   organisationSystemsService,
   indexingScopeService,
-  chainRuntimeService,
+  chainAccessService,
 ] as const;
 
 export async function releaseAbandonedDeployments(

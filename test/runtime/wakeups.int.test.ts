@@ -72,7 +72,7 @@ describe("a wake reaches the job wherever it is parked", () => {
       [childId],
     );
     // The child's job runs again (its timer, a stall, a wake) and finds nothing to do.
-    await h.runtime().queue.wake(childId);
+    await h.runner().queue.wake(childId);
     const done = await h.waitForStatus(executionId, "completed", 10_000);
     expect(done.output).toEqual({ winner: "child" });
   });
