@@ -1,10 +1,10 @@
 /**
  * A real Tenor runner process for the benchmark's crash (W5) and memory (W7) workloads: the
- * production runner runtime with the bench workflows registered.
+ * production runner engine with the bench workflows registered.
  *
  * Usage: node --expose-gc --import tsx bench/tenor-runner.ts, spawned with an IPC channel.
  * Env: DATABASE_URL, REDIS_URL, TENOR_REDIS_PREFIX, TENOR_CONFIG (as every role reads them).
- * Sends `{ type: "ready", pid }` once the runtime runs; answers `{ type: "memory" }` with the
+ * Sends `{ type: "ready", pid }` once the engine runs; answers `{ type: "memory" }` with the
  * process's memory after full garbage collections.
  */
 import pg from "pg";
@@ -13,7 +13,7 @@ import { WorkflowRegistry } from "../src/engine/registry.js";
 import { createLogger } from "../src/observability/logger.js";
 import { startRunnerLiveness } from "../src/ownership/runner-liveness.js";
 import { connectDependencies } from "../src/roles/dependencies.js";
-import { startRunnerRuntime } from "../src/roles/runner-runtime.js";
+import { startRunnerEngine } from "../src/roles/runner-engine.js";
 import { BENCH_WORKFLOWS, bindEffects } from "./workflows.js";
 
 /** What the runner answers to `{ type: "memory" }`, in bytes. */
@@ -36,7 +36,7 @@ const effectsPool = new pg.Pool({
 effectsPool.on("error", () => undefined);
 bindEffects(effectsPool);
 
-const runtime = await startRunnerRuntime({
+const engine = await startRunnerEngine({
   config,
   registry: new WorkflowRegistry(BENCH_WORKFLOWS),
   logger,
@@ -52,9 +52,9 @@ const liveness =
     : await startRunnerLiveness({
         config,
         redis: deps.redis,
-        workers: runtime.workers,
+        workers: engine.workers,
         logger,
-        onTakeover: runtime.reportTakeover,
+        onTakeover: engine.reportTakeover,
       });
 
 function collectGarbage(): void {
@@ -78,7 +78,7 @@ process.on("message", (message: { type?: string }) => {
   }
   if (message.type === "stop") {
     void (async () => {
-      await runtime.stop();
+      await engine.stop();
       await liveness?.stop();
       await Promise.allSettled([deps.close(), effectsPool.end()]);
       process.exit(0);

@@ -1,7 +1,7 @@
-import { assetPortsService } from "../flows/assets/asset-ports.js";
-import { holderSnapshotsService } from "../flows/corporate-actions/holder-snapshot.js";
+import { assetPortsService } from "../flows/assets/ports.js";
+import { holderSnapshotsService } from "../flows/corporate-actions/ports.js";
 import { ALL_ACTIVITIES, ALL_WORKFLOWS } from "../flows/index.js";
-import { organisationSystemsService } from "../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../flows/organisations/ports.js";
 import { organisationDeploymentsSchedule } from "../flows/organisations/schedules/deployments-schedule.js";
 import { PgOrganisationSystems } from "../flows/organisations/store/pg-organisation-systems.js";
 import { indexingScopeService } from "../flows/support/indexing-scope.js";

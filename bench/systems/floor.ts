@@ -26,7 +26,7 @@ interface Checkpoint {
 
 /**
  * The durable work of the bench's no-op chain with bare drivers and nothing else: per step one
- * Redis Lua call (the doorbell/queue move a step costs at minimum) and then one committed
+ * Redis Lua call (the wake/queue move a step costs at minimum) and then one committed
  * PostgreSQL write of its checkpoint, the next step only after the last one committed; a chain's
  * client then reads its last checkpoint back and checks it. Subclasses decide how the calls and
  * statements are sent: {@link FloorSystem} groups them across chains, FloorSerialSystem sends

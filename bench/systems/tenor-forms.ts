@@ -4,7 +4,7 @@ import { TenorSystem } from "./tenor.js";
 import { TenorDeployed } from "./tenor-deployed.js";
 
 /**
- * Measures Tenor both ways a workload reports it: `tenor-in-process` (the runtime in the bench
+ * Measures Tenor both ways a workload reports it: `tenor-in-process` (the engine in the bench
  * process) and `tenor` (one compiled runner process, as deployed), each on its own Redis prefix
  * of the workload's database, with the same measurement over its chain.
  */

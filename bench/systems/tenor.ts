@@ -6,7 +6,7 @@ import type { ExecutionClient } from "../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
+import { type RunnerEngine, startRunnerEngine } from "../../src/roles/runner-engine.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { expectResult } from "../lib/checked-result.js";
@@ -21,7 +21,7 @@ export interface TenorOptions {
   redisUrl: string;
   prefix: string;
   durable?: DurableOverrides;
-  /** Start a runner runtime in this process (default true). */
+  /** Start a runner engine in this process (default true). */
   runner?: boolean;
 }
 
@@ -67,7 +67,7 @@ export class TenorSystem {
   private readonly producerRedis: Redis;
   private readonly workerRedis: Redis;
   private readonly closeClient: () => Promise<void>;
-  private runtime: RunnerRuntime | null = null;
+  private engine: RunnerEngine | null = null;
 
   private constructor(options: TenorOptions) {
     this.config = loadConfig({
@@ -101,7 +101,7 @@ export class TenorSystem {
   }
 
   async startRunner(): Promise<void> {
-    this.runtime = await startRunnerRuntime({
+    this.engine = await startRunnerEngine({
       config: this.config,
       registry: this.registry,
       logger: this.logger,
@@ -131,7 +131,7 @@ export class TenorSystem {
   }
 
   async stop(): Promise<void> {
-    await this.runtime?.stop().catch(() => undefined);
+    await this.engine?.stop().catch(() => undefined);
     await this.closeClient().catch(() => undefined);
     this.producerRedis.disconnect();
     this.workerRedis.disconnect();

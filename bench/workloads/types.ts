@@ -8,7 +8,7 @@ import type { DbosSystem } from "../systems/dbos.js";
 /**
  * `tenor` is Tenor as deployed (compiled runner processes on product defaults, driven by a library
  * client: bench/systems/tenor-deployed.ts) wherever a workload can run it; `tenor-in-process` is
- * the runner runtime inside the bench process, kept beside it where both run (W1, W2, W2C).
+ * the runner engine inside the bench process, kept beside it where both run (W1, W2, W2C).
  */
 export const SYSTEMS = ["floor", "floor-serial", "bullmq", "dbos", "tenor-in-process", "tenor"] as const;
 export type SystemName = (typeof SYSTEMS)[number];

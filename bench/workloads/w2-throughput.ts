@@ -90,7 +90,7 @@ export const w2Throughput: Workload = {
         bullmq: `${count} chains added at once; worker concurrency 100`,
         dbos: `${count} workflows started at once in-process; pool 20`,
         tenor: `${count} workflows started at once by a library client against one compiled runner process on product defaults (runnerConcurrency 100, log level info, metrics and runner services on)`,
-        "tenor-in-process": `${count} workflows started at once; the runner runtime in the bench process`,
+        "tenor-in-process": `${count} workflows started at once; the runner engine in the bench process`,
       },
       systems,
     };

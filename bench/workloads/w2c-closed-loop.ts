@@ -76,7 +76,7 @@ export const w2cClosedLoop: Workload = {
         tenor:
           "one compiled runner process on product defaults (node dist/workers/main.js, DAPI_ROLE=runner, log level info, metrics and every runner service on); the bench holds a library client: ExecutionClient.start, then waitForTerminal, output checked",
         "tenor-in-process":
-          "the runner runtime in the bench process (log level error, no metrics or runner services), same client calls",
+          "the runner engine in the bench process (log level error, no metrics or runner services), same client calls",
       },
       systems,
     };

@@ -76,7 +76,7 @@ export const w4Fanout: Workload = {
           "100 × (row insert + Lua call, then one step) at once, grouped per tick as in W2, then one parent step",
         bullmq: "FlowProducer parent with 100 child jobs, each committing a checkpoint",
         dbos: "parent workflow starting 100 child workflows, then awaiting each result",
-        tenor: "parent with Promise.all of 100 ctx.child calls (BullMQ flow link + doorbell)",
+        tenor: "parent with Promise.all of 100 ctx.child calls (BullMQ flow link + wake)",
       },
       systems,
     };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { defineEntity, EntityClient, EntityRegistry, startKeyedRuntime } from "../../src/keyed/index.js";
+import { defineEntity, EntityClient, EntityRegistry, startKeyedWorkers } from "../../src/keyed/index.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { nowMs } from "../lib/concurrency.js";
@@ -11,8 +11,8 @@ const COMMANDS_PER_KEY = 10;
 const ROUNDS_IN_FLIGHT = 5;
 
 /**
- * Defined when W9 runs, not at import: a declared entity that a runtime does not register makes
- * that runtime refuse to start, and the other workloads' runners register none.
+ * Defined when W9 runs, not at import: a declared entity that a runner does not register makes
+ * that runner refuse to start, and the other workloads' runners register none.
  */
 function defineCounter() {
   return defineEntity({
@@ -57,7 +57,7 @@ export const w9Keyed: Workload = {
         const counter = defineCounter();
         const logger = createLogger({ level: "error" });
         const registry = new EntityRegistry([counter]);
-        const runtime = await startKeyedRuntime({
+        const keyed = await startKeyedWorkers({
           pool,
           redis,
           prefix,
@@ -93,7 +93,7 @@ export const w9Keyed: Workload = {
           }
         } finally {
           await client.close();
-          await runtime.stop();
+          await keyed.stop();
         }
         const wallMs = nowMs() - begun;
         const commands = keys * COMMANDS_PER_KEY;

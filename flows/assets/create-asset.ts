@@ -1,17 +1,17 @@
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
 import { indexingScopeService, type ScopeKind } from "../support/indexing-scope.js";
-import { latestRound, resolverEntry, resolverOwner } from "./asset-chain-reads.js";
-import { ASSET_ERRORS } from "./asset-errors.js";
-import { type AssetTemplate, assetPortsService } from "./asset-ports.js";
 import type { AssetRecord } from "./asset-record.js";
-import { CreateAssetInput, CreateAssetOutput } from "./asset-schemas.js";
+import { latestRound, resolverEntry, resolverOwner } from "./chain-reads.js";
+import { ASSET_ERRORS } from "./errors.js";
+import { type AssetTemplate, assetPortsService } from "./ports.js";
 import { scaledPrice } from "./scaled-price.js";
+import { CreateAssetInput, CreateAssetOutput } from "./schemas.js";
 
 /**
  * `asset.create` (docs/assets.md): deploys a bond or fund token from an asset template, then the
@@ -27,7 +27,7 @@ export const createAsset = defineWorkflow({
   version: 1,
   input: CreateAssetInput,
   output: CreateAssetOutput,
-  services: [chainRuntimeService, assetPortsService, indexingScopeService],
+  services: [chainAccessService, assetPortsService, indexingScopeService],
   async run(ctx, input) {
     ctx.progress({ phase: "template", hashes: [] });
     // The request boundary: the template is read from the platform's configuration by id, and an
@@ -42,7 +42,7 @@ export const createAsset = defineWorkflow({
     }
     const price = scaledPrice(input.initialPrice, template.priceDecimals);
     const signer = await ctx.step("signer.address", () =>
-      ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
+      ctx.service(chainAccessService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
     );
     await checkResolver(ctx, template, signer);
     const candidateId = await ctx.uuid();

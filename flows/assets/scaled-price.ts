@@ -1,6 +1,6 @@
 import { BusinessError } from "../../src/engine/errors.js";
 import { parseDecimalText } from "../../src/values/decimal-text.js";
-import { ASSET_ERRORS } from "./asset-errors.js";
+import { ASSET_ERRORS } from "./errors.js";
 
 /**
  * `initialPrice` as the feed's integer answer at the template's price decimals ("100.25" at 8 is

@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { z } from "zod";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import { indexedHeightsService, waitForIndexed } from "../../src/chain/lifecycle/wait-for-indexed.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import type { Duration } from "../../src/engine/duration.js";
@@ -28,7 +28,7 @@ import {
 } from "./distributor.js";
 import { batchesOf, computeEntitlements, type Entitlements } from "./entitlements.js";
 import { CORPORATE_ACTION_ERRORS as ERRORS } from "./errors.js";
-import { holderSnapshotsService } from "./holder-snapshot.js";
+import { holderSnapshotsService } from "./ports.js";
 import { findRecordHeight, recordDateSettled } from "./record-height.js";
 import { CorporateActionInput, CorporateActionOutput } from "./schemas.js";
 
@@ -44,14 +44,14 @@ export const corporateActionDistribution = defineWorkflow({
   version: 1,
   input: CorporateActionInput,
   output: CorporateActionOutput,
-  services: [chainRuntimeService, indexedHeightsService, holderSnapshotsService],
+  services: [chainAccessService, indexedHeightsService, holderSnapshotsService],
   async run(ctx, input): Promise<CorporateActionOutput> {
     ctx.progress({ phase: "record" });
     const facts = await ctx.step("facts", async () => ({
       asset: await readTokenFacts(ctx, input.chainId, input.asset as Address),
       payment: await readTokenFacts(ctx, input.chainId, input.paymentToken as Address),
       payer: ctx
-        .service(chainRuntimeService)
+        .service(chainAccessService)
         .signers.forOrg(ctx.orgId, input.payerSignerId)
         .address.toLowerCase(),
     }));

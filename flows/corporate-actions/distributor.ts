@@ -7,7 +7,7 @@ import {
   keccak256,
 } from "viem";
 import { Distributor, TestToken } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
@@ -65,7 +65,7 @@ export async function readBatchState(
   payer: Address,
   id: Hex,
 ): Promise<{ paid: boolean; payerBalance: string }> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public;
+  const client = services.service(chainAccessService).chains.get(chainId).public;
   const [paid, balance] = await Promise.all([
     client.readContract({ address: distributor, abi: Distributor.abi, functionName: "paid", args: [id] }),
     client.readContract({ address: token, abi: TestToken.abi, functionName: "balanceOf", args: [payer] }),
@@ -81,7 +81,7 @@ export async function readAllowance(
   payer: Address,
   distributor: Address,
 ): Promise<string> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public;
+  const client = services.service(chainAccessService).chains.get(chainId).public;
   const allowance = await client.readContract({
     address: token,
     abi: TestToken.abi,
@@ -97,7 +97,7 @@ export async function readTokenFacts(
   chainId: number,
   token: Address,
 ): Promise<{ decimals: number; symbol: string }> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public;
+  const client = services.service(chainAccessService).chains.get(chainId).public;
   const [decimals, symbol] = await Promise.all([
     client.readContract({ address: token, abi: TestToken.abi, functionName: "decimals" }),
     client.readContract({ address: token, abi: TestToken.abi, functionName: "symbol" }),

@@ -1,5 +1,5 @@
 import type { PublicClient } from "viem";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
@@ -20,7 +20,7 @@ export async function settledBlock(
   services: ServiceLookup,
   chainId: number,
 ): Promise<{ number: bigint; timestamp: bigint }> {
-  const chain = services.service(chainRuntimeService).chains.get(chainId);
+  const chain = services.service(chainAccessService).chains.get(chainId);
   const client = chain.public as PublicClient;
   const finality = chain.config.finality;
   if (finality === "finalized") return client.getBlock({ blockTag: "finalized" });
@@ -48,7 +48,7 @@ export async function findRecordHeight(
   chainId: number,
   recordDate: Date,
 ): Promise<RecordHeight> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public as PublicClient;
+  const client = services.service(chainAccessService).chains.get(chainId).public as PublicClient;
   const limit = BigInt(Math.floor(recordDate.getTime() / 1000));
   let low = 0n;
   let high = (await settledBlock(services, chainId)).number;

@@ -1,15 +1,23 @@
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import type { Duration } from "../../src/engine/duration.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { writeContract } from "../support/chain-writes.js";
-import { IDENTITY_CLAIM_ERRORS as E } from "./claim-errors.js";
-import { type Claim, ClaimBatchInput, claimKey, claimsHash, normaliseClaims } from "./claim-input.js";
-import { ClaimBatchOutput, type ClaimOutcome, type WriteSummary } from "./claim-output.js";
-import { inspectRegistry, readPresentClaims, readWriteEffect } from "./registry-reads.js";
+import { inspectRegistry, readPresentClaims, readWriteEffect } from "./chain-reads.js";
+import { IDENTITY_CLAIM_ERRORS as E } from "./errors.js";
+import {
+  type Claim,
+  ClaimBatchInput,
+  ClaimBatchOutput,
+  type ClaimOutcome,
+  claimKey,
+  claimsHash,
+  normaliseClaims,
+  type WriteSummary,
+} from "./schemas.js";
 
 /**
  * `identity.claim-batch` (docs/identity-claims.md): M-of-N approval bound to the hash of exactly
@@ -24,7 +32,7 @@ export const claimBatch = defineWorkflow({
   version: 1,
   input: ClaimBatchInput,
   output: ClaimBatchOutput,
-  services: [chainRuntimeService],
+  services: [chainAccessService],
   async run(ctx, input) {
     const claims = normaliseClaims(input.claims);
     const registry = getAddress(input.registry);

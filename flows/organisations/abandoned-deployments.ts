@@ -1,8 +1,8 @@
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
 import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
-import { chainHead } from "./chain-head.js";
-import { type AbandonedDeployment, organisationSystemsService } from "./organisation-systems-port.js";
+import { chainHead } from "./chain-reads.js";
+import { type AbandonedDeployment, organisationSystemsService } from "./ports.js";
 
 /**
  * The failed-deployment pass (docs/organisations.md, "Abandoned deployments"). A deployment still
@@ -39,7 +39,7 @@ export const ABANDONED_BATCH = 100;
 export const ABANDONED_DEPLOYMENT_SERVICES = [
   organisationSystemsService,
   indexingScopeService,
-  chainRuntimeService,
+  chainAccessService,
 ] as const;
 
 export async function releaseAbandonedDeployments(

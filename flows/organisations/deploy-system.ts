@@ -2,15 +2,15 @@ import { type Address, encodeDeployData } from "viem";
 import { z } from "zod";
 import { CHAIN_ERRORS } from "../../src/chain/chain-error-codes.js";
 import { SystemSettings } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
 import { indexingScopeService } from "../support/indexing-scope.js";
-import { chainHead } from "./chain-head.js";
-import { ORGANISATION_ERRORS } from "./organisation-errors.js";
-import { organisationSystemsService } from "./organisation-systems-port.js";
+import { chainHead } from "./chain-reads.js";
+import { ORGANISATION_ERRORS } from "./errors.js";
+import { organisationSystemsService } from "./ports.js";
 import { saveSystemSettings } from "./save-system-settings.js";
 
 /**
@@ -44,7 +44,7 @@ export const deployOrganisationSystem = defineWorkflow({
   input: DeploySystemInput,
   output: DeploySystemOutput,
   // The deployment's own steps, and saveSystemSettings' (the indexing scope, the systems' record).
-  services: [chainRuntimeService, organisationSystemsService, indexingScopeService],
+  services: [chainAccessService, organisationSystemsService, indexingScopeService],
   async run(ctx, input) {
     const owner = await ctx.step("system.owner", () => ownerOf(ctx, input.signerId));
     if (owner.address === null) {
@@ -91,7 +91,7 @@ function systemSalt(ctx: WorkflowContext): string {
 /** Step: the signer's address when the organisation may use it (a fact; the body refuses). */
 async function ownerOf(ctx: WorkflowContext, signerId: string): Promise<{ address: string | null }> {
   try {
-    return { address: ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, signerId).address };
+    return { address: ctx.service(chainAccessService).signers.forOrg(ctx.orgId, signerId).address };
   } catch (error) {
     if ((error as { code?: string }).code === CHAIN_ERRORS.SIGNER_UNKNOWN) return { address: null };
     throw error;

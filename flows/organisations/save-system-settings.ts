@@ -1,8 +1,8 @@
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
-import { ORGANISATION_ERRORS } from "./organisation-errors.js";
-import { organisationSystemsService } from "./organisation-systems-port.js";
+import { ORGANISATION_ERRORS } from "./errors.js";
+import { organisationSystemsService } from "./ports.js";
 
 /**
  * Saving a deployed SystemSettings as the organisation's system, in this order:

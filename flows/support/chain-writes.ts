@@ -1,12 +1,12 @@
 import { type Address, concatHex, getContractAddress, type Hex, keccak256, toHex } from "viem";
 import { attributionSuffix } from "../../src/chain/attribution.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { TransactionResult } from "../../src/chain/lifecycle/transaction-schemas.js";
 import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
-import { FLOW_SUPPORT_ERRORS } from "./support-errors.js";
+import { FLOW_SUPPORT_ERRORS } from "./errors.js";
 
 /**
  * How a domain workflow writes to a chain: every write is one child execution of the transaction
@@ -168,6 +168,6 @@ export function saltOf(name: string): Hex {
 
 /** True when the address holds contract code at the chain's latest block. */
 export async function hasCode(services: ServiceLookup, chainId: number, address: Address): Promise<boolean> {
-  const code = await services.service(chainRuntimeService).chains.get(chainId).public.getCode({ address });
+  const code = await services.service(chainAccessService).chains.get(chainId).public.getCode({ address });
   return code !== undefined && code !== "0x";
 }

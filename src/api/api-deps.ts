@@ -38,7 +38,7 @@ export interface ApiDeps {
   settings: ApiSettings;
   registry: WorkflowRegistry;
   client: ExecutionClient;
-  /** Rings an execution's doorbell after a cancel or an approval decision. */
+  /** Wakes an execution after a cancel or an approval decision. */
   transport: ExecutionTransport;
   /** Board sessions, rate-limit counters and queue discovery (Bull Board shows every Tenor queue). */
   redis: Redis;
@@ -56,7 +56,7 @@ export interface ApiDeps {
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;
-  /** Whether a waiting execution's wait is satisfied now: a replayed request rings again only then. */
+  /** Whether a waiting execution's wait is satisfied now: a replayed request wakes again only then. */
   waitProbe: PgWaitProbe;
   /** The Ledger Index's heights (the indexed wait of a chain write), balances and per-chain health. */
   ledgerReads: LedgerReads;

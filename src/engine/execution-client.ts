@@ -88,7 +88,7 @@ export interface TerminalWaitOptions {
   startedAt?: number;
 }
 
-/** What the client needs from the transport: enqueue a new execution, ring a parked one. */
+/** What the client needs from the transport: enqueue a new execution, wake a parked one. */
 export interface ExecutionTransport {
   enqueue(executionId: string, workflow: string): Promise<void>;
   wake(executionId: string, workflow?: string): Promise<void>;
@@ -241,7 +241,7 @@ export class ExecutionClient {
     // it now would spend a recovery attempt ahead of the backoff (a burst of signals would exhaust
     // recovery in milliseconds). Read after the insert, so any turn that begins later sees it.
     const after = await this.deps.queries.view(executionId);
-    // A keyed execution still in its key's line must not be started by a doorbell: its first turn
+    // A keyed execution still in its key's line must not be started by a wake: its first turn
     // (when the keyed gate admits it) finds the signal kept.
     if (after?.status !== "suspended" && !waitsForKey(after))
       await this.deps.transport.wake(executionId, view.workflow);

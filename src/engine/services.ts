@@ -9,7 +9,7 @@ import { ENGINE_ERRORS } from "./error-codes.js";
  */
 export interface ServiceKey<T> {
   readonly kind: "service";
-  /** Stable name, for messages: lowercase, dot-separated (for example "chain.runtime"). */
+  /** Stable name, for messages: lowercase, dot-separated (for example "chain.access"). */
   readonly name: string;
   /** Carries T for the type checker only; never set. */
   readonly __type?: (value: T) => T;

@@ -323,7 +323,7 @@ export class EntityClient {
     for (const waiter of set) waiter.settle(message);
   }
 
-  /** The doorbell may be lost (Redis restart, a runner dying after commit): read the truth. */
+  /** The wake may be lost (Redis restart, a runner dying after commit): read the truth. */
   private async pollReplies(ageMs: number): Promise<void> {
     if (this.closed || this.waiters.size === 0) return;
     const now = Date.now();

@@ -1,7 +1,7 @@
 /**
  * Keyed serialization (docs/keyed.md): the public entry point. Define entities with
  * `defineEntity`, send them commands with `EntityClient`, run them on a runner with
- * `startKeyedRuntime` (the runner runtime does this for its registered entities).
+ * `startKeyedWorkers` (the runner engine does this for its registered entities).
  */
 export {
   type CommandInput,
@@ -15,9 +15,9 @@ export { EntityRegistry } from "./entity-registry.js";
 export { KEYED_ERRORS } from "./error-codes.js";
 export { KeyedLanes } from "./keyed-lanes.js";
 export {
-  type KeyedRuntime,
-  type KeyedRuntimeOptions,
   type KeyedSettings,
-  startKeyedRuntime,
-} from "./keyed-runtime.js";
+  type KeyedWorkers,
+  type KeyedWorkersOptions,
+  startKeyedWorkers,
+} from "./keyed-workers.js";
 export { KeyedWorkflowGate } from "./keyed-workflow-gate.js";

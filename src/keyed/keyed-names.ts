@@ -8,7 +8,7 @@ export function replyChannel(prefix: string, clientId: string): string {
   return `${prefix}:keyed:replies:${clientId}`;
 }
 
-/** A reply as it travels on a reply channel (a doorbell: PostgreSQL holds the same facts). */
+/** A reply as it travels on a reply channel (a wake: PostgreSQL holds the same facts). */
 export interface ReplyMessage {
   id: string;
   status: "done" | "failed";

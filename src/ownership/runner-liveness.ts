@@ -17,7 +17,7 @@ export interface RunnerLivenessOptions {
   connectionString: string;
   redis: Redis;
   prefix: string;
-  /** This runner's BullMQ workers (RunnerRuntime.workers). */
+  /** This runner's BullMQ workers (RunnerEngine.workers). */
   workers: readonly RunnerWorker[];
   /** How often peers are checked, in milliseconds (`durable.liveness.checkIntervalMs`). */
   checkIntervalMs: number;
@@ -192,7 +192,7 @@ export class RunnerLiveness {
   }
 }
 
-/** Starts runner liveness from configuration for a started runner runtime's workers. */
+/** Starts runner liveness from configuration for a started runner engine's workers. */
 export async function startRunnerLiveness(options: {
   config: TenorConfig;
   redis: Redis;

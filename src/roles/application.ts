@@ -32,7 +32,7 @@ export interface Application {
   /**
    * The services the application's workflows and activities reach outside the journal (its read
    * models, its stores), built once per runner from its connections; they join the host's own
-   * (the chain runtime, the index's heights) in the runner's ServiceSet (src/engine/services.ts).
+   * (the chain access, the index's heights) in the runner's ServiceSet (src/engine/services.ts).
    * Unset: the application provides none.
    */
   readonly services?: (deps: ApplicationRuntimeDependencies) => readonly ServiceProvision[];

@@ -1,4 +1,4 @@
-import { createRunnerChainRuntime } from "../chain/chain-role-runtime.js";
+import { createRunnerChainBoundary } from "../chain/runner-chain-boundary.js";
 import { ActivityRegistry } from "../engine/activity.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import { ServiceSet } from "../engine/services.js";
@@ -17,7 +17,7 @@ import type { Application } from "./application.js";
 import { createExecutionClient } from "./create-execution-client.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRoleShardOwner } from "./role-shard-owner.js";
-import { startRunnerRuntime } from "./runner-runtime.js";
+import { startRunnerEngine } from "./runner-engine.js";
 import { stopOnFailure } from "./stop-on-failure.js";
 
 /**
@@ -85,7 +85,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     logger: ctx.logger,
   });
   const ledgerReads = new PgLedgerReads(ctx.deps.pool);
-  const chain = createRunnerChainRuntime({
+  const chain = createRunnerChainBoundary({
     config: ctx.config,
     secrets: ctx.secrets,
     pool: ctx.deps.pool,
@@ -94,7 +94,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     indexedHeights: (chainId) => ledgerReads.indexedHeight(chainId),
     logger: ctx.logger,
   });
-  // One set, the host's services and the application's: the runtime refuses to start when a
+  // One set, the host's services and the application's: the engine refuses to start when a
   // registered workflow or activity declares one it lacks.
   const services = new ServiceSet([
     ...chain.services,
@@ -106,7 +106,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
       executions: executions.client,
     }) ?? []),
   ]);
-  const runtime = await startRunnerRuntime({
+  const engine = await startRunnerEngine({
     config: ctx.config,
     registry,
     services,
@@ -133,7 +133,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     async stop() {
       await webhooks.stop();
       await chain.stop();
-      await runtime.stop();
+      await engine.stop();
       await executions.close();
       await entityClient.close();
     },
@@ -143,9 +143,9 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
     startRunnerLiveness({
       config: ctx.config,
       redis: ctx.deps.redis,
-      workers: runtime.workers,
+      workers: engine.workers,
       logger: ctx.logger,
-      onTakeover: runtime.reportTakeover,
+      onTakeover: engine.reportTakeover,
     }),
   );
   const started = {

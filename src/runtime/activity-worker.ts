@@ -27,8 +27,8 @@ export interface ActivityWorkerOptions {
   lockDurationMs: number;
   stalledIntervalMs: number;
   /**
-   * Rings the parent execution once the position has its outcome. Its job may sit in delayed (a
-   * deadline raced the activity), where BullMQ's parent release never reaches it. A failed ring is
+   * Wakes the parent execution once the position has its outcome. Its job may sit in delayed (a
+   * deadline raced the activity), where BullMQ's parent release never reaches it. A failed wake is
    * logged; the sweep repairs it within one sweep interval (docs/engine.md, "Wake-ups without loss").
    */
   wake?: (executionId: string) => Promise<void>;
@@ -54,7 +54,7 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
   return options.registry.queues().map(({ options: queue }) => {
     const worker = new Worker<ActivityJobData>(
       activityQueueName(queue.name),
-      (job) => runAndRing(job, options),
+      (job) => runAndWake(job, options),
       {
         connection: options.connection,
         prefix: options.prefix,
@@ -71,18 +71,18 @@ export function startActivityWorkers(options: ActivityWorkerOptions): Worker<Act
       options.logger.warn("activity worker error", { queue: queue.name, error: error.message }),
     );
     worker.on("failed", (job) => {
-      if (job) void ringParent(job.data.executionId, options);
+      if (job) void wakeParent(job.data.executionId, options);
     });
     return worker;
   });
 }
 
 /**
- * Rings the parent after a run that found the position resolved: now, or by an earlier run that
- * died before ringing. A job that fails rings from the worker's `failed` event, once BullMQ has
+ * Wakes the parent after a run that found the position resolved: now, or by an earlier run that
+ * died before waking. A job that fails wakes from the worker's `failed` event, once BullMQ has
  * recorded the failure the parent's next turn reads.
  */
-async function runAndRing(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
+async function runAndWake(job: Job<ActivityJobData>, options: ActivityWorkerOptions): Promise<void> {
   // An activity job is added once and never re-delayed: ready at its timestamp plus its delay.
   const readyAt = job.timestamp + (job.opts.delay ?? 0);
   options.metrics?.jobWait.observe({ queue: job.queueName }, Math.max(0, Date.now() - readyAt) / 1000);
@@ -96,10 +96,10 @@ async function runAndRing(job: Job<ActivityJobData>, options: ActivityWorkerOpti
       (performance.now() - started) / 1000,
     );
   }
-  await ringParent(job.data.executionId, options);
+  await wakeParent(job.data.executionId, options);
 }
 
-async function ringParent(executionId: string, options: ActivityWorkerOptions): Promise<void> {
+async function wakeParent(executionId: string, options: ActivityWorkerOptions): Promise<void> {
   await options
     .wake?.(executionId)
     .catch((error: Error) =>

@@ -87,8 +87,8 @@ return at
 `;
 
 /**
- * The producer side of the executions queue: start, wake and child dispatch. A wake is a doorbell
- * only; a lost one is repaired by the sweep, never by trusting Redis
+ * The producer side of the executions queue: start, wake and child dispatch. A wake only saves
+ * time; a lost one is repaired by the sweep, never by trusting Redis
  * (docs/engine.md, "Wake-ups without loss").
  */
 export class ExecutionQueue implements ChildDispatcher {

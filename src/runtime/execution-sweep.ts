@@ -28,7 +28,7 @@ export interface SweepReport {
 
 /**
  * The convergent sweep (docs/engine.md, "Redis is not the ledger"): PostgreSQL is the ledger and
- * Redis the doorbell. Every execution that PostgreSQL says is not finished must have a live job;
+ * Redis only what wakes it. Every execution that PostgreSQL says is not finished must have a live job;
  * one that has none (Redis flushed, failed over, or a crash between insert and enqueue) gets its
  * job back, delayed until its recorded wake time. Adding is idempotent by job id, so several
  * runners may sweep at once. Runners call it as the `execution-sweep` schedule (src/schedules),
@@ -79,7 +79,7 @@ async function findWithoutLiveJob(
 }
 
 /**
- * Rings the doorbell of executions whose cancellation was requested more than `graceMs` ago and
+ * Wakes executions whose cancellation was requested more than `graceMs` ago and
  * that are still not terminal: the API's own wake can miss a turn that was running at that moment
  * and then parked. Such rows are rare and short-lived, so this is one small query per pass.
  */
@@ -90,8 +90,8 @@ export async function wakeCancelRequested(options: SweepOptions): Promise<number
 }
 
 /**
- * Rings the doorbell of every waiting execution whose wait PostgreSQL says can be satisfied now
- * (see PgWaitProbe): the repair of a wake-up lost between commit and ring (a sender killed, Redis
+ * Wakes every waiting execution whose wait PostgreSQL says can be satisfied now
+ * (see PgWaitProbe): the repair of a wake-up lost between commit and wake (a sender killed, Redis
  * erroring). No grace period: a wake is idempotent and a job that is active or waiting is left
  * alone, so a lost wake-up is repaired within one sweep interval
  * (docs/engine.md, "Wake-ups without loss").

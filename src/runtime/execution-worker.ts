@@ -171,7 +171,7 @@ async function processExecutionJob(
         // Announced again: the run that finished it may have died before announcing it.
         void options.queue.announceFinished(executionId);
         await notifyTerminal(options, executionId, job.name, log);
-        // The run that finished it may have died before ringing its parent: ring it here.
+        // The run that finished it may have died before waking its parent: wake it here.
         const parentId = (await options.store.getSummary(executionId))?.parentId;
         if (parentId) await wakeParent(options, parentId, log);
         return;
@@ -212,7 +212,7 @@ async function processExecutionJob(
           }
           // BullMQ sees no pending child: they finished, or Redis lost the link (a flush, after
           // which the sweep added this job back alone). PostgreSQL decides: a finished child's
-          // outcome is for a new turn now; a child still running rings this parent when it
+          // outcome is for a new turn now; a child still running wakes this parent when it
           // finishes (wakeParent), so park until then instead of re-running turns while it works.
           if (await childWaitSatisfiable(options, executionId, log)) {
             if (round < MAX_ROUNDS - 1) continue;
@@ -294,10 +294,10 @@ async function childWaitSatisfiable(
 
 /**
  * Lost-wake-up guard: a wake-up committed while this turn ran found the job active and did not
- * move it. Now that the job is parked, PostgreSQL is read once more and the job rung if its wait
+ * move it. Now that the job is parked, PostgreSQL is read once more and the job woken if its wait
  * can be satisfied (docs/engine.md, "Wake-ups without loss"). A wake-up committed after this read
  * finds the job parked and moves it itself. A park on timers alone has nothing to re-check and costs
- * no query (a cancellation requested meanwhile is rung by the sweep: wakeCancelRequested).
+ * no query (a cancellation requested meanwhile is woken by the sweep: wakeCancelRequested).
  */
 async function recheckParkedWait(
   options: ExecutionWorkerOptions,
@@ -317,7 +317,7 @@ async function recheckParkedWait(
 
 async function wakeParent(options: ExecutionWorkerOptions, parentId: string, log: Logger): Promise<void> {
   // BullMQ releases a linked parent when this job completes; an unlinked one (after a Redis loss)
-  // or one parked on a timer as well needs the doorbell.
+  // or one parked on a timer as well needs the wake.
   await options.queue
     .wake(parentId)
     .catch((error: Error) => log.warn("could not wake parent", { parentId, error: error.message }));

@@ -256,7 +256,7 @@ export const SQL = {
 
   /**
    * $5: a new outage, which restarts the recovery count and clock. Clears an earlier hold: the
-   * turn that suspends replayed past it, and a hold left set would be rung by every starting
+   * turn that suspends replayed past it, and a hold left set would be woken by every starting
    * runner ahead of the recovery back-off (pg-sweep-queries.ts, heldExecutions).
    */
   suspend: `

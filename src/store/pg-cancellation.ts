@@ -6,7 +6,7 @@ export interface CancelRequestResult {
   marked: boolean;
   status: string;
   cancelRequestedAt: string | null;
-  /** Every execution marked, the target first; each needs its doorbell rung. */
+  /** Every execution marked, the target first; each needs waking. */
   executions: { id: string; workflow: string }[];
 }
 

@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 
 /**
  * Waiting executions whose wake-up time (a timer, or a wait's deadline) is at or before `at`: the
- * ones the test kit rings after moving its clock forward (src/testing). The sweep does the same
+ * ones the test kit wakes after moving its clock forward (src/testing). The sweep does the same
  * against the database's own clock.
  *
  * @param limit - rows at most (default 1000).

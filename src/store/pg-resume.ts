@@ -8,7 +8,7 @@ export type ResumeResult =
 
 /**
  * Brings a suspended (or held) execution of `orgId` forward to now: its wake time becomes now, so
- * the next turn runs as soon as its doorbell rings (the caller rings it), instead of after the
+ * the next turn runs as soon as it is woken (the caller wakes it), instead of after the
  * recovery back-off or the hold's retry delay. Recovery counts are kept: a resume is one more
  * attempt, not a fresh bound. Any other status is left alone and reported.
  */

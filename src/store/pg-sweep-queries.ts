@@ -2,7 +2,7 @@ import type { Pool } from "pg";
 
 /**
  * The reads of the convergent sweep and of a runner's start (src/runtime/execution-sweep.ts,
- * src/roles/runner-runtime.ts): unfinished executions that may have lost their job, cancellations
+ * src/roles/runner-engine.ts): unfinished executions that may have lost their job, cancellations
  * that may have lost their wake, and executions held for a retry with a new release.
  */
 

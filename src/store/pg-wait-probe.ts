@@ -33,9 +33,9 @@ export interface SatisfiedWait {
 }
 
 /**
- * Reads, from PostgreSQL alone, which waiting executions a doorbell should have woken. The
+ * Reads, from PostgreSQL alone, which waiting executions a wake should have woken. The
  * runner asks it for one execution right after parking (a wake-up that found the job still
- * active), and the sweep asks it for all of them (a wake-up lost between commit and ring).
+ * active), and the sweep asks it for all of them (a wake-up lost between commit and wake).
  */
 export class PgWaitProbe {
   constructor(private readonly pool: Pool) {}

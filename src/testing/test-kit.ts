@@ -15,7 +15,7 @@ import { createLogger } from "../observability/logger.js";
 import type { ApplicationRuntimeDependencies } from "../roles/application.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
 import { ledgerIndexReads } from "../roles/ledger-index-stores.js";
-import { type RunnerRuntime, startRunnerRuntime } from "../roles/runner-runtime.js";
+import { type RunnerEngine, startRunnerEngine } from "../roles/runner-engine.js";
 import { createTestKitStores, type TestKitStores } from "../roles/test-kit-stores.js";
 import { executionsDueBy } from "../store/pg-due-waits.js";
 import { createPgPool } from "../store/pg-pool.js";
@@ -67,7 +67,7 @@ const TEST_DURABLE = {
   sweep: { intervalMs: 500, graceMs: 2_000 },
 };
 
-/** How often the kit rings executions whose wake-up time virtual time has passed, in ms. */
+/** How often the kit wakes executions whose wake-up time virtual time has passed, in ms. */
 const DUE_POLL_MS = 100;
 
 /**
@@ -85,7 +85,7 @@ export class TestKit {
     readonly pool: Pool,
     readonly orgId: string,
     private readonly registry: WorkflowRegistry,
-    private readonly runtime: RunnerRuntime,
+    private readonly engine: RunnerEngine,
     private readonly people: TestPeople,
     private readonly stores: TestKitStores,
     private readonly release: () => Promise<void>,
@@ -128,7 +128,7 @@ export class TestKit {
     ]);
     const ledger = ledgerIndexReads(pool);
     // Built before the workers start, as the runner role does: its services join the test's own.
-    const chain = boundary?.createRunnerChainRuntime({
+    const chain = boundary?.createRunnerChainBoundary({
       config,
       secrets: { env: { ...options.env } },
       pool,
@@ -137,7 +137,7 @@ export class TestKit {
       indexedHeights: (chainId) => ledger.indexedHeight(chainId),
       logger,
     });
-    const runtime = await startRunnerRuntime({
+    const engine = await startRunnerEngine({
       config,
       registry,
       services: new ServiceSet([
@@ -153,7 +153,7 @@ export class TestKit {
       clock: clock.now,
     });
     const release = async () => {
-      await runtime.stop().catch(() => undefined);
+      await engine.stop().catch(() => undefined);
       await chain?.stop().catch(() => undefined);
       await client.close().catch(() => undefined);
       await deletePrefix(producer, prefix).catch(() => undefined);
@@ -167,12 +167,12 @@ export class TestKit {
       pool,
       options.orgId ?? "test",
       registry,
-      runtime,
+      engine,
       people,
       stores,
       release,
     );
-    kit.duePoll = setInterval(() => void kit.ringDue().catch(() => undefined), DUE_POLL_MS);
+    kit.duePoll = setInterval(() => void kit.wakeDue().catch(() => undefined), DUE_POLL_MS);
     kit.duePoll.unref();
     return kit;
   }
@@ -208,26 +208,26 @@ export class TestKit {
       reads: this.stores.reads,
       approvals: this.stores.approvals,
       people: this.people,
-      wake: (id, name) => this.runtime.queue.wake(id, name),
+      wake: (id, name) => this.engine.queue.wake(id, name),
       ...(workflow ? { workflow } : {}),
     });
   }
 
   /**
-   * Moves the workflow clock forward by `duration` and rings every waiting execution whose timer
+   * Moves the workflow clock forward by `duration` and wakes every waiting execution whose timer
    * or deadline is now due, so a 30-day sleep or a 2-day approval deadline fires at once; the
    * journal records the virtual times. Returns the new virtual now.
    */
   async skipTime(duration: Duration): Promise<Date> {
     const now = this.clock.advance(duration);
-    await this.ringDue();
+    await this.wakeDue();
     return now;
   }
 
-  /** Moves the workflow clock forward to `at` (a record date, a deadline) and rings what is due. */
+  /** Moves the workflow clock forward to `at` (a record date, a deadline) and wakes what is due. */
   async skipTo(at: Date): Promise<Date> {
     const now = this.clock.advanceTo(at);
-    await this.ringDue();
+    await this.wakeDue();
     return now;
   }
 
@@ -237,13 +237,13 @@ export class TestKit {
   }
 
   /**
-   * Rings waiting executions whose wake-up time the workflow clock has passed. Also run every
+   * Wakes waiting executions whose wake-up time the workflow clock has passed. Also run every
    * {@link DUE_POLL_MS} ms, so a run that parked while time was being skipped is not left behind.
    */
-  private async ringDue(): Promise<void> {
+  private async wakeDue(): Promise<void> {
     if (this.stopped || !this.clock.skipped) return;
     for (const due of await executionsDueBy(this.pool, this.clock.date())) {
-      await this.runtime.queue.wake(due.id, due.workflow);
+      await this.engine.queue.wake(due.id, due.workflow);
     }
   }
 
@@ -257,11 +257,11 @@ export class TestKit {
 }
 
 async function loadChainBoundary() {
-  const [{ createRunnerChainRuntime }, { nonceEntity }] = await Promise.all([
-    import("../chain/chain-role-runtime.js"),
+  const [{ createRunnerChainBoundary }, { nonceEntity }] = await Promise.all([
+    import("../chain/runner-chain-boundary.js"),
     import("../chain/nonce-entity.js"),
   ]);
-  return { createRunnerChainRuntime, nonceEntity };
+  return { createRunnerChainBoundary, nonceEntity };
 }
 
 /** Deletes the keys under `prefix` with SCAN and UNLINK (never FLUSHDB: the server may be shared). */

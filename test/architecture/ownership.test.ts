@@ -34,11 +34,11 @@ describe("who owns the tables and the dependencies (docs/architecture.md)", () =
       { from: "src/roles/platform-api.ts", to: "src/webhooks/store/pg-webhooks.ts" },
       { from: "workers/application.ts", to: "flows/assets/store/pg-assets.ts" },
       { from: "flows/assets/api/routes.ts", to: "flows/assets/store/pg-assets.ts" },
-      { from: "flows/organisations/api/router.ts", to: "flows/assets/store/pg-assets.ts" },
+      { from: "flows/organisations/api/routes.ts", to: "flows/assets/store/pg-assets.ts" },
     ];
     expect(foreignStoreImports(planted)).toEqual([
       "src/api/webhooks/routes.ts -> src/webhooks/store/pg-webhooks.ts",
-      "flows/organisations/api/router.ts -> flows/assets/store/pg-assets.ts",
+      "flows/organisations/api/routes.ts -> flows/assets/store/pg-assets.ts",
     ]);
   });
 

@@ -64,7 +64,7 @@ async function startVersion1(orgId: string, input: Record<string, unknown>): Pro
       input: z.encode(TransactionRequestV1, TransactionRequestV1.parse(input)),
     }),
   );
-  await world.engine.runtime().queue.enqueue(summary.id, summary.workflow);
+  await world.engine.runner().queue.enqueue(summary.id, summary.workflow);
   return summary.id;
 }
 

@@ -238,10 +238,10 @@ describe("UserOperations through the resolved EntryPoint", () => {
   });
 });
 
-/** Points the world's chain runtime at a chain configuration naming `configured` as its EntryPoint. */
+/** Points the world's chain access at a chain configuration naming `configured` as its EntryPoint. */
 function rebindWithEntryPoint(configured: Address): () => Promise<void> {
-  const previous = world.chainRuntime.chains;
-  world.chainRuntime.chains = new ChainClients({
+  const previous = world.chainAccess.chains;
+  world.chainAccess.chains = new ChainClients({
     chains: [
       chainSchema.parse({
         id: world.anvil.chainId,
@@ -253,6 +253,6 @@ function rebindWithEntryPoint(configured: Address): () => Promise<void> {
     durable: world.engine.config.durable,
   });
   return async () => {
-    world.chainRuntime.chains = previous;
+    world.chainAccess.chains = previous;
   };
 }

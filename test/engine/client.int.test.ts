@@ -3,7 +3,7 @@ import { z } from "zod";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import type { TenorError } from "../../src/errors/tenor-error.js";
-import { startRunnerRuntime } from "../../src/roles/runner-runtime.js";
+import { startRunnerEngine } from "../../src/roles/runner-engine.js";
 import { type EngineHarness, startEngineHarness } from "../support/engine-harness.js";
 import { newExecution } from "../support/new-execution.js";
 
@@ -141,7 +141,7 @@ describe("unknown workflows on the runner", () => {
     const { summary } = await h.store.createExecution(
       newExecution({ workflow: "test.client.from-another-release" }),
     );
-    await h.runtime().queue.enqueue(summary.id, summary.workflow);
+    await h.runner().queue.enqueue(summary.id, summary.workflow);
     const held = await h.waitForView(summary.id, (v) => v.hold !== null, "a hold");
     expect(held.status).toBe("suspended");
     expect(held.failure).toBeNull();
@@ -152,7 +152,7 @@ describe("unknown workflows on the runner", () => {
 describe("runner registration", () => {
   it("refuses to start (WORKFLOW_NOT_REGISTERED) when a declared workflow is missing", async () => {
     const error = await refusal(() =>
-      startRunnerRuntime({
+      startRunnerEngine({
         config: h.config,
         registry: new WorkflowRegistry([greet, quick]),
         logger: h.logger,

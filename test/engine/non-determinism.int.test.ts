@@ -62,17 +62,17 @@ describe("non-determinism", () => {
   it("holds the execution and resumes it when fixed code is woken", async () => {
     const executionId = await holdAfterCodeChange("wake");
     chargeStepName = "charge.v1";
-    await h.runtime().queue.wake(executionId);
+    await h.runner().queue.wake(executionId);
     const done = await h.waitForStatus(executionId, "completed");
     expect(done.output).toEqual({ charged: "charged" });
     expect(done.hold).toBeNull();
     expect(await h.effectCount("wake:charge")).toBe(1);
   });
 
-  it("holds the execution and a fresh runtime (a new deployment) resumes it", async () => {
+  it("holds the execution and a fresh runner engine (a new deployment) resumes it", async () => {
     const executionId = await holdAfterCodeChange("restart");
     chargeStepName = "charge.v1";
-    await h.restartRuntime();
+    await h.restartRunner();
     const done = await h.waitForStatus(executionId, "completed");
     expect(done.output).toEqual({ charged: "charged" });
     expect(await h.effectCount("restart:charge")).toBe(1);

@@ -55,7 +55,7 @@ describe("signals to a suspended execution", () => {
   it("are kept for the recovery turn and do not use up recovery attempts", async () => {
     const { executionId } = await h.client.start({ workflow: "test.suspended.signals", input: {} });
     await h.waitForStatus(executionId, "suspended");
-    const queue = h.runtime().queue.queue;
+    const queue = h.runner().queue.queue;
     for (let n = 1; n <= 3; n++) {
       expect(await h.client.signal(executionId, "note", { n })).toEqual({ delivered: true });
       // Whatever the signal set off has settled once the job is parked again (or gone).

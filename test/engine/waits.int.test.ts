@@ -72,7 +72,7 @@ const racer = defineWorkflow({
   input: z.object({ tag: z.string(), pauseMs: z.number() }),
   output: z.object({ n: z.number() }),
   async run(ctx, input) {
-    await ctx.step("ring", ({ executionId }) => {
+    await ctx.step("signal", ({ executionId }) => {
       setTimeout(() => {
         h.client.signal(executionId, "bell", { n: input.pauseMs }).catch(() => undefined);
       }, input.pauseMs);

@@ -66,7 +66,7 @@ export interface ExplorerWorld {
   start(workflow: string, input: unknown): Promise<string>;
   view(executionId: string): Promise<ExecutionView>;
   /**
-   * Votes for the approval `release` of `executionId` and rings it (as the approvals route does);
+   * Votes for the approval `release` of `executionId` and wakes it (as the approvals route does);
    * false when the execution was not parked on it (vote again later).
    */
   approve(executionId: string, paramsHash: string): Promise<boolean>;

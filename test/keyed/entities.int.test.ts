@@ -4,7 +4,7 @@ import { BusinessError } from "../../src/engine/errors.js";
 import { defineEntity } from "../../src/keyed/entity.js";
 import { KEYED_ERRORS } from "../../src/keyed/error-codes.js";
 import { entityLane } from "../../src/keyed/keyed-names.js";
-import type { KeyedRuntime } from "../../src/keyed/keyed-runtime.js";
+import type { KeyedWorkers } from "../../src/keyed/keyed-workers.js";
 import { createKeyedWorld, type KeyedWorld, until } from "./keyed-harness.js";
 
 /**
@@ -51,11 +51,11 @@ const fair = defineEntity({
 });
 
 let world: KeyedWorld;
-let runtime: KeyedRuntime;
+let keyed: KeyedWorkers;
 
 beforeAll(async () => {
   world = await createKeyedWorld(import.meta.url, { entities: [counter, fair] });
-  runtime = await world.startRuntime({ concurrency: 1, batchSize: 8 });
+  keyed = await world.startWorkers({ concurrency: 1, batchSize: 8 });
 });
 
 afterAll(async () => {
@@ -95,14 +95,14 @@ describe("keyed entities", () => {
 
   it("redelivers a command whose runner died holding it, and runs it once", async () => {
     // A "runner" that claims the command and dies holding it: its lease (1 s) runs out.
-    await runtime.stop();
+    await keyed.stop();
     const pending = world.client.send(counter, "add", { account: "e", amount: 1 }, { commandId: "cmd-e-1" });
     const claimed = await until("the command claimed by the doomed runner", async () => {
       const items = await world.entityLanes.claim(10, 1_000);
       return items.length > 0 ? items : false;
     });
     expect(claimed).toHaveLength(1);
-    runtime = await world.startRuntime({ concurrency: 1, batchSize: 8 });
+    keyed = await world.startWorkers({ concurrency: 1, batchSize: 8 });
     const reply = await pending;
     expect(reply.total).toBe(1);
     expect(ran.get("cmd-e-1")).toBe(1);

@@ -5,7 +5,7 @@ import type { AnyEntity } from "../../src/keyed/entity.js";
 import { EntityClient } from "../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { KeyedLanes } from "../../src/keyed/keyed-lanes.js";
-import { type KeyedRuntime, type KeyedSettings, startKeyedRuntime } from "../../src/keyed/keyed-runtime.js";
+import { type KeyedSettings, type KeyedWorkers, startKeyedWorkers } from "../../src/keyed/keyed-workers.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { KEYED_SPACES } from "../../src/transport/queue-names.js";
@@ -24,7 +24,7 @@ export const FAST_KEYED: KeyedSettings = {
 
 /**
  * One test file's keyed world: its own database and Redis prefix (optionally its own
- * redis-server), an entity client, and entity runtimes started in the test process.
+ * redis-server), an entity client, and keyed workers started in the test process.
  */
 export interface KeyedWorld {
   db: TestDatabase;
@@ -37,7 +37,7 @@ export interface KeyedWorld {
   client: EntityClient;
   entityLanes: KeyedLanes;
   /** Starts an in-process runner part for entities (workers + repair). */
-  startRuntime(settings?: Partial<KeyedSettings>): Promise<KeyedRuntime>;
+  startWorkers(settings?: Partial<KeyedSettings>): Promise<KeyedWorkers>;
   close(): Promise<void>;
 }
 
@@ -55,7 +55,7 @@ export async function createKeyedWorld(
   const logger = createLogger({ level: "error" });
   const registry = new EntityRegistry(options.entities);
   const client = new EntityClient({ pool, redis, prefix, registry, logger, pollMs: options.pollMs ?? 300 });
-  const runtimes: KeyedRuntime[] = [];
+  const started: KeyedWorkers[] = [];
   return {
     db,
     pool,
@@ -65,8 +65,8 @@ export async function createKeyedWorld(
     registry,
     client,
     entityLanes: new KeyedLanes(redis, prefix, KEYED_SPACES.entities, true),
-    async startRuntime(settings = {}) {
-      const runtime = await startKeyedRuntime({
+    async startWorkers(settings = {}) {
+      const keyed = await startKeyedWorkers({
         pool,
         redis,
         prefix,
@@ -76,11 +76,11 @@ export async function createKeyedWorld(
         logger,
         settings: { ...FAST_KEYED, ...settings },
       });
-      runtimes.push(runtime);
-      return runtime;
+      started.push(keyed);
+      return keyed;
     },
     async close() {
-      for (const runtime of runtimes) await runtime.stop().catch(() => undefined);
+      for (const keyed of started) await keyed.stop().catch(() => undefined);
       await client.close();
       redis.disconnect();
       await pool.end().catch(() => undefined);

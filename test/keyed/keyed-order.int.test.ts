@@ -33,7 +33,7 @@ let world: KeyedWorld;
 
 beforeAll(async () => {
   world = await createKeyedWorld(import.meta.url, { entities: [ledger] });
-  await world.startRuntime({ graceMs: 3_600_000 });
+  await world.startWorkers({ graceMs: 3_600_000 });
 });
 
 afterAll(async () => {

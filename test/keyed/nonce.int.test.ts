@@ -20,7 +20,7 @@ let runs = 0;
 
 beforeAll(async () => {
   world = await createKeyedWorld(import.meta.url, { entities: [nonceEntity] });
-  await world.startRuntime();
+  await world.startWorkers();
   pools = Array.from({ length: 3 }, (_, i) =>
     createPgPool(world.db.url, { applicationName: `nonce-test-${i}`, max: 8 }),
   );

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entityLane } from "../../src/keyed/keyed-names.js";
-import type { KeyedSettings } from "../../src/keyed/keyed-runtime.js";
+import type { KeyedSettings } from "../../src/keyed/keyed-workers.js";
 import { killAllProcesses, spawnProcess, type TestProcess } from "../support/processes.js";
 import { PROP_ENTITIES, PROP_EVENTS_TABLE, propOne, propTwo } from "./fixtures/prop-entities.js";
 import { createKeyedWorld, type KeyedWorld, until } from "./keyed-harness.js";

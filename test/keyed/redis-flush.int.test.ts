@@ -34,7 +34,7 @@ let world: KeyedWorld;
 beforeAll(async () => {
   redis = await startOwnRedis({ appendOnly: false });
   world = await createKeyedWorld(import.meta.url, { entities: [sequence], redisUrl: redis.url, pollMs: 300 });
-  await world.startRuntime({ concurrency: 2, batchSize: 8 });
+  await world.startWorkers({ concurrency: 2, batchSize: 8 });
 });
 
 afterAll(async () => {

@@ -32,7 +32,7 @@ let world: KeyedWorld;
 
 beforeAll(async () => {
   world = await createKeyedWorld(import.meta.url, { entities: [tick], poolSize: 16 });
-  await world.startRuntime({ concurrency: 4, batchSize: 256, leaseMs: 30_000 });
+  await world.startWorkers({ concurrency: 4, batchSize: 256, leaseMs: 30_000 });
 });
 
 afterAll(async () => {

@@ -8,7 +8,7 @@ import { type OwnRedis, startOwnRedis } from "./own-redis.js";
  * A parent parked on a running child when Redis loses everything (FLUSHALL): the sweep adds both
  * jobs back, but the parent's no longer depends on the child's in BullMQ. The re-added parent
  * takes one turn, finds its child still running in PostgreSQL and parks until the child's finish
- * rings it (docs/engine.md, "Redis is not the ledger"); it must not re-run turns in a loop while
+ * wakes it (docs/engine.md, "Redis is not the ledger"); it must not re-run turns in a loop while
  * the child works. Runs against a redis-server of its own.
  */
 

@@ -8,7 +8,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { type RunnerLiveness, startRunnerLiveness } from "../../src/ownership/runner-liveness.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { connectDependencies, type Dependencies } from "../../src/roles/dependencies.js";
-import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
+import { type RunnerEngine, startRunnerEngine } from "../../src/roles/runner-engine.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";
 import { type RedisClusterHandle, startRedisCluster } from "../support/redis-cluster.js";
@@ -51,7 +51,7 @@ const clusterParent = defineWorkflow({
 let cluster: RedisClusterHandle;
 let db: TestDatabase;
 let deps: Dependencies;
-let runtime: RunnerRuntime;
+let engine: RunnerEngine;
 let liveness: RunnerLiveness;
 let client: ReturnType<typeof createExecutionClient>;
 
@@ -69,7 +69,7 @@ beforeAll(async () => {
   const logger = createLogger({ level: "error" });
   const registry = new WorkflowRegistry([clusterParent, clusterChild]);
   deps = await connectDependencies(config, "runner");
-  runtime = await startRunnerRuntime({
+  engine = await startRunnerEngine({
     config,
     registry,
     logger,
@@ -77,7 +77,7 @@ beforeAll(async () => {
     workerRedis: deps.workerRedis,
     producerRedis: deps.redis,
   });
-  liveness = await startRunnerLiveness({ config, redis: deps.redis, workers: runtime.workers, logger });
+  liveness = await startRunnerLiveness({ config, redis: deps.redis, workers: engine.workers, logger });
   client = createExecutionClient({
     pool: deps.pool,
     redis: deps.redis,
@@ -89,7 +89,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client?.close();
-  await runtime?.stop();
+  await engine?.stop();
   await liveness?.stop();
   await deps?.close();
   await db?.drop();

@@ -15,9 +15,9 @@ import {
 import { parkedOn } from "./wakeup-support.js";
 
 /**
- * A wake-up lost between commit and ring (the sender killed, Redis erroring) is rung again by the
+ * A wake-up lost between commit and wake (the sender killed, Redis erroring) is repaired by the
  * sweep within one sweep interval (docs/engine.md, "Wake-ups without loss"). Each test commits the
- * fact a doorbell would have announced straight into PostgreSQL and never rings. The grace period
+ * fact a wake would have announced straight into PostgreSQL and never wakes. The grace period
  * is an hour: only the satisfied-wait repair, not the missing-job repair, can act here.
  */
 
@@ -37,8 +37,8 @@ afterAll(async () => {
   await h?.stop();
 });
 
-describe("the sweep rings a doorbell lost between commit and ring", () => {
-  it("a committed signal that was never rung", async () => {
+describe("the sweep repairs a wake lost between commit and wake", () => {
+  it("a committed signal whose execution was never woken", async () => {
     const { executionId } = await h.client.start({ workflow: signalWaiter.name, input: { tag: "s1" } });
     await parkedOn(h, executionId, "signal");
     await h.pool.query("INSERT INTO signals (execution_id, name, payload) VALUES ($1, 'poke', '{}')", [
@@ -48,10 +48,10 @@ describe("the sweep rings a doorbell lost between commit and ring", () => {
     expect(done.output).toEqual({ timedOut: false });
   });
 
-  it("a resolved activity position that was never rung", async () => {
+  it("a resolved activity position whose execution was never woken", async () => {
     const { executionId } = await h.client.start({ workflow: stuckActivityRace.name, input: { tag: "s2" } });
     await parkedOn(h, executionId, "activity");
-    // Another run of the activity journaled the outcome and died before ringing.
+    // Another run of the activity journaled the outcome and died before waking.
     const resolved = await new PgActivityStore(h.pool).resolve(executionId, 0, {
       state: "ok",
       result: { price: 7 },
@@ -62,7 +62,7 @@ describe("the sweep rings a doorbell lost between commit and ring", () => {
     expect(done.output).toEqual({ winner: "quote:7" });
   });
 
-  it("a terminal child whose parent was never rung", async () => {
+  it("a terminal child whose parent was never woken", async () => {
     const { executionId } = await h.client.start({ workflow: childOrTimeout.name, input: { tag: "s3" } });
     await parkedOn(h, executionId, "child");
     const childId = childExecutionId(executionId, 0);
@@ -76,10 +76,10 @@ describe("the sweep rings a doorbell lost between commit and ring", () => {
     expect(done.output).toEqual({ winner: "child" });
   });
 
-  it("a decided approval whose decision signal was never rung", async () => {
+  it("a decided approval whose execution was never woken", async () => {
     const { executionId } = await h.client.start({ workflow: approvalWaiter.name, input: { tag: "s4" } });
     await parkedOn(h, executionId, "approval");
-    // The API recorded the deciding vote and its decision signal, and died before ringing.
+    // The API recorded the deciding vote and its decision signal, and died before waking.
     const decision = {
       approved: true,
       paramsHash: hashApprovalParams({ amount: "1" }),

@@ -12,11 +12,11 @@ import {
 import { parkedOn } from "./wakeup-support.js";
 
 /**
- * The doorbell reaches a parked execution wherever BullMQ holds its job
+ * The wake reaches a parked execution wherever BullMQ holds its job
  * (docs/engine.md, "Wake-ups without loss"): an activity or a child wakes a parent parked on it and on a deadline (job in
  * delayed), a signal wakes a parent whose job waits for its children, and a child job that finds
- * its execution already finished rings the parent. The sweep runs once an hour here, so only the
- * doorbell itself can finish these executions.
+ * its execution already finished wakes the parent. The sweep runs once an hour here, so only the
+ * wake itself can finish these executions.
  */
 
 let h: EngineHarness;
@@ -35,7 +35,7 @@ afterAll(async () => {
   await h?.stop();
 });
 
-describe("a doorbell reaches the job wherever it is parked", () => {
+describe("a wake reaches the job wherever it is parked", () => {
   it("an activity wakes a parent parked on it and on a deadline", async () => {
     const { executionId } = await h.client.start({ workflow: activityRace.name, input: { tag: "a1" } });
     const done = await h.waitForStatus(executionId, "completed", 10_000);
@@ -60,19 +60,19 @@ describe("a doorbell reaches the job wherever it is parked", () => {
     expect(done.output).toEqual({ winner: "child" });
   });
 
-  it("a child job that finds its execution finished rings the parent", async () => {
+  it("a child job that finds its execution finished wakes the parent", async () => {
     const { executionId } = await h.client.start({ workflow: childOrTimeout.name, input: { tag: "g1" } });
     await parkedOn(h, executionId, "child");
     const childId = childExecutionId(executionId, 0);
     await parkedOn(h, childId, "signal");
-    // The child's last turn committed its outcome; its runner died before ringing the parent.
+    // The child's last turn committed its outcome; its runner died before waking the parent.
     await h.pool.query(
       `UPDATE executions SET status = 'completed', output = '{"done":true}', waiting_for = NULL,
          wake_at = NULL, completed_at = now(), updated_at = now() WHERE id = $1`,
       [childId],
     );
     // The child's job runs again (its timer, a stall, a wake) and finds nothing to do.
-    await h.runtime().queue.wake(childId);
+    await h.runner().queue.wake(childId);
     const done = await h.waitForStatus(executionId, "completed", 10_000);
     expect(done.output).toEqual({ winner: "child" });
   });

@@ -6,10 +6,10 @@ import { heldExecutions } from "../../src/store/pg-sweep-queries.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 
 /**
- * `hold` means "held now" (docs/engine.md, "Non-determinism"): a starting runner rings every
+ * `hold` means "held now" (docs/engine.md, "Non-determinism"): a starting runner wakes every
  * suspended execution with a hold at once (`heldExecutions`), because a new deployment may have
  * fixed its code. An execution that was held, then taken by a runner with the code, and then
- * suspended for recovery is no longer held: its hold must go, or every runner start rings it
+ * suspended for recovery is no longer held: its hold must go, or every runner start wakes it
  * ahead of its recovery back-off and the projection shows a hold that is over.
  */
 
@@ -40,7 +40,7 @@ async function row(id: string) {
 }
 
 describe("a hold and a later suspension", () => {
-  it("a suspension clears an earlier hold, so a starting runner does not ring it early", async () => {
+  it("a suspension clears an earlier hold, so a starting runner does not wake it early", async () => {
     const { summary } = await store.createExecution({
       id: randomUUID(),
       workflow: "test.hold-then-suspend",

@@ -14,7 +14,7 @@ import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger, type Logger } from "../../src/observability/logger.js";
 import type { TenorMetrics } from "../../src/observability/metrics.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { type RunnerRuntime, startRunnerRuntime } from "../../src/roles/runner-runtime.js";
+import { type RunnerEngine, startRunnerEngine } from "../../src/roles/runner-engine.js";
 import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
@@ -36,15 +36,15 @@ export interface EngineHarnessOptions {
   workflows: readonly AnyWorkflow[];
   durable?: DurableOverrides;
   hooks?: EngineHooks;
-  /** Every activity the test file defines, worked on by the runtime on their own queues. */
+  /** Every activity the test file defines, worked on by the engine on their own queues. */
   activities?: readonly AnyActivity[];
-  /** Keyed entities the runtime handles (the nonce entity, ...). */
+  /** Keyed entities the engine handles (the nonce entity, ...). */
   entities?: readonly AnyEntity[];
-  /** The process metrics the runtime feeds (none when unset). */
+  /** The process metrics the engine feeds (none when unset). */
   metrics?: TenorMetrics;
   /**
    * The services the workflows and activities declare, built once over the harness's connections
-   * (as a runner builds its own); the runtime refuses to start without a declared one.
+   * (as a runner builds its own); the engine refuses to start without a declared one.
    */
   services?: (connections: HarnessConnections) => readonly ServiceProvision[];
 }
@@ -58,28 +58,28 @@ export interface HarnessConnections {
 }
 
 /**
- * A runner runtime and an execution client in the test process, on a database and a Redis
+ * A runner engine and an execution client in the test process, on a database and a Redis
  * prefix of the test file's own. Also offers a `side_effects` table so workflows can count how
  * often their step bodies really ran.
  */
 export interface EngineHarness {
   db: TestDatabase;
-  /** The engine's pool (the runtime's and the client's), separate from `db.pool`. */
+  /** The engine's pool (the runner engine's and the client's), separate from `db.pool`. */
   pool: Pool;
   config: TenorConfig;
   client: ExecutionClient;
   store: PgExecutionStore;
   registry: WorkflowRegistry;
-  /** The services the runtime provides (EngineHarnessOptions.services). */
+  /** The services the engine provides (EngineHarnessOptions.services). */
   services: ServiceSet;
   logger: Logger;
-  /** Redis connections the runtime uses (producer: bounded retries; worker: blocking). */
+  /** Redis connections the engine uses (producer: bounded retries; worker: blocking). */
   producerRedis: Redis;
   workerRedis: Redis;
-  /** The running runtime; replaced by {@link EngineHarness.restartRuntime}. */
-  runtime(): RunnerRuntime;
-  /** Stops the runtime and starts a fresh one (a new deployment: held executions are woken). */
-  restartRuntime(): Promise<void>;
+  /** The running runner engine; replaced by {@link EngineHarness.restartRunner}. */
+  runner(): RunnerEngine;
+  /** Stops the engine and starts a fresh one (a new deployment: held executions are woken). */
+  restartRunner(): Promise<void>;
   /** Adds 1 to the side-effect counter `key` and returns the new count. */
   recordEffect(key: string): Promise<number>;
   /** Current value of the side-effect counter `key` (0 when never recorded). */
@@ -130,8 +130,8 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
   const workerRedis: Redis = createRedisConnection(config.redisUrl, "worker");
   const registry = new WorkflowRegistry(options.workflows);
   const services = new ServiceSet(options.services?.({ pool, config, producerRedis, logger }) ?? []);
-  const startRuntime = () =>
-    startRunnerRuntime({
+  const startEngine = () =>
+    startRunnerEngine({
       config,
       registry,
       services,
@@ -144,9 +144,9 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
       ...(options.entities ? { entities: new EntityRegistry(options.entities) } : {}),
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
-  let runtime: RunnerRuntime;
+  let engine: RunnerEngine;
   try {
-    runtime = await startRuntime();
+    engine = await startEngine();
   } catch (error) {
     // A refused start (an unregistered workflow, a missing service) leaves nothing open behind it.
     await Promise.allSettled([producerRedis.quit(), workerRedis.quit(), pool.end()]);
@@ -181,10 +181,10 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     logger,
     producerRedis,
     workerRedis,
-    runtime: () => runtime,
-    async restartRuntime() {
-      await runtime.stop();
-      runtime = await startRuntime();
+    runner: () => engine,
+    async restartRunner() {
+      await engine.stop();
+      engine = await startEngine();
     },
     async recordEffect(key) {
       const { rows } = await db.pool.query<{ count: number }>(
@@ -219,7 +219,7 @@ export async function startEngineHarness(options: EngineHarnessOptions): Promise
     async stop() {
       if (stopped) return;
       stopped = true;
-      await runtime.stop().catch(() => undefined);
+      await engine.stop().catch(() => undefined);
       await clientSide.close().catch(() => undefined);
       await Promise.allSettled([producerRedis.quit(), workerRedis.quit(), pool.end()]);
       await stores.drop();

@@ -3,7 +3,7 @@ import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "./proces
 
 /**
  * Spawns a runner fixture (a TypeScript entry under test/, run with tsx from the repository root)
- * with `env` and waits for the `{"ready":true` line it prints once its runtime runs.
+ * with `env` and waits for the `{"ready":true` line it prints once its engine runs.
  */
 export async function startFixtureRunner(
   name: string,

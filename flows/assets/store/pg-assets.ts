@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from "pg";
 import { TenorError } from "../../../src/errors/tenor-error.js";
 import { withTransaction } from "../../../src/store/with-transaction.js";
-import type { AssetClaim, AssetProgress, AssetRegistry } from "../asset-ports.js";
 import type { AssetRecord, NewAsset } from "../asset-record.js";
+import type { AssetClaim, AssetProgress, AssetRegistry } from "../ports.js";
 
 /**
  * The assets read model (docs/assets.md): one row per (organisation, template, symbol), written

@@ -1,14 +1,14 @@
 import type { Pool, PoolClient } from "pg";
 import { TenorError } from "../../../src/errors/tenor-error.js";
 import { withTransaction } from "../../../src/store/with-transaction.js";
-import { ORGANISATION_ERRORS } from "../organisation-errors.js";
+import { ORGANISATION_ERRORS } from "../errors.js";
 import type {
   AbandonedDeployment,
   Activation,
   OrganisationSystem,
   OrganisationSystems,
   Registration,
-} from "../organisation-systems-port.js";
+} from "../ports.js";
 
 /** One row of `organisation_systems`: the flows' view of a deployment, with what only the API shows. */
 export interface OrganisationSystemRow extends OrganisationSystem {

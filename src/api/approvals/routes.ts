@@ -8,8 +8,8 @@ import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { type OrgPrincipal, principalOf } from "../auth/authenticate.js";
 import { notFound, requireExecution } from "../executions/read-routes.js";
-import { ringAgain } from "../executions/ring-again.js";
 import { ExecutionIdParams } from "../executions/schemas.js";
+import { wakeAgain } from "../executions/wake-again.js";
 import { parseRequest } from "../http.js";
 import { problem, rolesNote } from "../openapi/common.js";
 import { apiError } from "../problem.js";
@@ -51,8 +51,8 @@ export async function voteAs(
     reason: vote.reason ?? null,
   });
   if (outcome.kind !== "recorded") {
-    // A vote already cast (or a decision already made) may have lost its ring: ring again.
-    if (outcome.kind === "duplicate" || outcome.kind === "decided") await ringAgain(deps, record);
+    // A vote already cast (or a decision already made) may have lost its wake: wake again.
+    if (outcome.kind === "duplicate" || outcome.kind === "decided") await wakeAgain(deps, record);
     throw refusal(outcome, record.id, name);
   }
   if (outcome.decision) await deps.transport.wake(record.id, outcome.workflow);

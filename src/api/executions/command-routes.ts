@@ -11,8 +11,8 @@ import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { apiError, type FieldError } from "../problem.js";
 import { notFound, requireExecution } from "./read-routes.js";
-import { ringAgain } from "./ring-again.js";
 import { IdempotencyKeySchema, SignalParams } from "./schemas.js";
+import { wakeAgain } from "./wake-again.js";
 
 /**
  * `POST /v1/executions/{id}/signals/{name}`: stores the signal (kept until a wait consumes it) and
@@ -34,7 +34,7 @@ export function deliverSignal(deps: ApiDeps) {
     checkSignalPayload(deps, record, name, payload);
     // A replay answers as the original did, even after the execution finished; a reuse is refused.
     if (idempotencyKey !== undefined && (await isReplay(deps, record.id, idempotencyKey, name, payload))) {
-      await ringAgain(deps, record);
+      await wakeAgain(deps, record);
       res.status(202).json({ executionId: record.id, signal: name, duplicate: true });
       return;
     }

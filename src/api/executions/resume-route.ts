@@ -20,7 +20,7 @@ export const ResumeAcceptedSchema = z
 /**
  * `POST /v1/executions/{id}/resume`: a suspended execution (recovery back-off) or a held one
  * (non-determinism, a version no runner has) is retried now instead of at its wake time, and its
- * doorbell is rung. Anything else is refused with EXECUTION_NOT_SUSPENDED naming its status.
+ * execution is woken. Anything else is refused with EXECUTION_NOT_SUSPENDED naming its status.
  */
 export function resumeExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -29,7 +29,7 @@ export function resumeExecution(deps: ApiDeps) {
   };
 }
 
-/** Resumes `record` now and rings it (the API route and the console's button); EXECUTION_NOT_SUSPENDED otherwise. */
+/** Resumes `record` now and wakes it (the API route and the console's button); EXECUTION_NOT_SUSPENDED otherwise. */
 export async function resumeRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
   const result = await deps.commands.resume(orgId, record.id);
   if (result.kind === "not-found") throw notFound(record.id);

@@ -6,7 +6,7 @@ import { TenorError } from "../../errors/tenor-error.js";
 import type { ChainRef } from "../../values/index.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import type { CustodyIntent, CustodySigner, CustodyState } from "../signers/signer.js";
-import { chainRuntimeService } from "./chain-runtime.js";
+import { chainAccessService } from "./chain-access.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { parseValue, valueWei } from "./node-steps.js";
 import type { TransactionRequest, TransactionResult } from "./transaction-schemas.js";
@@ -34,7 +34,7 @@ export async function runCustodyIntent(
   data: Hex,
 ): Promise<TransactionResult> {
   const signer = () =>
-    ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, input.signerId) as CustodySigner;
+    ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.signerId) as CustodySigner;
   const budget = await ctx.step("custody.settings", () => ({
     pollBudget: signer().pollBudget,
     pollIntervalMs: signer().pollIntervalMs,

@@ -10,7 +10,7 @@ import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
 import type { LocalKeySigner } from "../signers/signer.js";
-import { chainRuntimeService } from "./chain-runtime.js";
+import { chainAccessService } from "./chain-access.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { runCustodyIntent } from "./custody-path.js";
 import { bumpFees, type Fees, feeCap } from "./fee-bump.js";
@@ -37,7 +37,7 @@ import { prepareUserOperation, settleUserOperation } from "./user-operation-path
 import { indexedHeightsService, reportIndexed } from "./wait-for-indexed.js";
 
 /** The chain (nodes, signers, nonces) and, for read-after-write, the index's heights. */
-const LIFECYCLE_SERVICES = [chainRuntimeService, indexedHeightsService];
+const LIFECYCLE_SERVICES = [chainAccessService, indexedHeightsService];
 
 /**
  * The one workflow every on-chain write goes through (docs/chains.md). Milestones on the
@@ -69,7 +69,7 @@ export const chainTransactionV1 = defineWorkflow({
   services: LIFECYCLE_SERVICES,
   run: (ctx, input) =>
     runTransaction(ctx, input, async () => {
-      const orgId = await ctx.service(chainRuntimeService).executionOrg(ctx.executionId);
+      const orgId = await ctx.service(chainAccessService).executionOrg(ctx.executionId);
       if (orgId !== input.orgId) {
         throw new TenorError(
           CHAIN_ERRORS.SIGNER_UNKNOWN,
@@ -103,10 +103,10 @@ async function runTransaction(
     );
   }
   const plan = await ctx.step("plan", async () => {
-    ctx.service(chainRuntimeService).chains.get(input.chainId);
+    ctx.service(chainAccessService).chains.get(input.chainId);
     await checkPlan?.();
     // Signer access follows the execution's organisation, which only the platform sets.
-    const signer = ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, input.signerId);
+    const signer = ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.signerId);
     return { kind: signer.kind, from: signer.address };
   });
   // Computed once here, at construction; every attempt carries exactly these bytes.
@@ -163,7 +163,7 @@ async function runLocalTransaction(
   from: Address,
   data: Hex,
 ): Promise<TransactionResult> {
-  const node = () => ctx.service(chainRuntimeService).chains.get(input.chainId);
+  const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
   const value = parseValue(chain, input.valueWei);
   const est = (await ctx.step(
     "estimate",
@@ -183,11 +183,11 @@ async function runLocalTransaction(
   );
   const nonce = await ctx.step("nonce.reserve", () =>
     ctx
-      .service(chainRuntimeService)
+      .service(chainAccessService)
       .reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
   );
   const signer = () =>
-    ctx.service(chainRuntimeService).signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
+    ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
   const signed = SignedSchema;
   const attempts: { hash: Hex; raw: Hex; fees: Fees }[] = [];
   const sign = async (fees: Fees) => {
@@ -317,7 +317,7 @@ async function ensureFunded(
     .plus(input.paymaster ? nativeFromWei(chain, 0n) : parseValue(chain, input.valueWei));
   const requiredWei = valueWei(chain, required).toString();
   const check = await ctx.step(names.step, async () => {
-    const node = ctx.service(chainRuntimeService).chains.get(input.chainId);
+    const node = ctx.service(chainAccessService).chains.get(input.chainId);
     const payer = input.paymaster
       ? {
           kind: "entryPointDeposit" as const,
@@ -367,7 +367,7 @@ async function ensureFunded(
 }
 
 async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Promise<Address> {
-  const node = services.service(chainRuntimeService).chains.get(chainId);
+  const node = services.service(chainAccessService).chains.get(chainId);
   if (!node.config.entryPoint)
     throw new TenorError(CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED, `chain ${chainId} has no EntryPoint configured`);
   return resolveEntryPoint(node.public, node.config.entryPoint as Address);

@@ -26,7 +26,7 @@ import {
   userOperationGas,
   userOperationNonceKey,
 } from "../user-operations/user-operation.js";
-import { chainRuntimeService } from "./chain-runtime.js";
+import { chainAccessService } from "./chain-access.js";
 import { type Estimate, estimate, estimateSchema, parseValue, toWei, valueWei } from "./node-steps.js";
 import { address, type TransactionRequest, type TransactionResult, txHash } from "./transaction-schemas.js";
 
@@ -62,7 +62,7 @@ export async function prepareUserOperation(
   suffix: Hex,
   ensureFunded: FundingCheck,
 ): Promise<PreparedUserOperation> {
-  const node = () => ctx.service(chainRuntimeService).chains.get(input.chainId);
+  const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
   const account = getAddress(input.account as Address);
   const paymaster = input.paymaster ? getAddress(input.paymaster) : undefined;
   // Resolved once and recorded: a replay (or a reference re-pointed later) keeps this address.
@@ -124,7 +124,7 @@ export async function prepareUserOperation(
       const op = buildUserOperation({ ...plan, nonce: BigInt(nonce) });
       const userOpHash = hashUserOperation(op, entryPoint.resolved as Address, input.chainId);
       const signer = ctx
-        .service(chainRuntimeService)
+        .service(chainAccessService)
         .signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
       const signature = await signer.signUserOperationHash(userOpHash);
       const call = handleOpsCall({ ...op, signature }, owner, {
@@ -164,7 +164,7 @@ async function simulateHandleOps(
   const { args } = decodeFunctionData({ abi: EntryPointDeposits.abi, data: prepared.handleOps });
   try {
     await services
-      .service(chainRuntimeService)
+      .service(chainAccessService)
       .chains.get(chainId)
       .public.simulateContract({
         account: bundler,
@@ -205,7 +205,7 @@ export async function settleUserOperation(
   }
   const outcome = await ctx.step("userop.receipt", async () => {
     const receipt = await ctx
-      .service(chainRuntimeService)
+      .service(chainAccessService)
       .chains.get(input.chainId)
       .public.getTransactionReceipt({ hash: bundle.hash });
     const found = findUserOperationOutcome(receipt.logs, prepared.entryPoint as Address, prepared.userOpHash);
@@ -246,7 +246,7 @@ async function resolveConfigured(
   services: ServiceLookup,
   chainId: number,
 ): Promise<{ configured: Address; resolved: Address }> {
-  const node = services.service(chainRuntimeService).chains.get(chainId);
+  const node = services.service(chainAccessService).chains.get(chainId);
   const configured = node.config.entryPoint as Address | undefined;
   if (!configured) {
     throw new TenorError(

@@ -58,7 +58,7 @@ const KEYED_SQL = {
     SELECT ${RESULT_COLUMNS} FROM keyed_commands
     WHERE (entity, command_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
 
-  /** Finished commands among the given ids: the reply poll when a pub/sub doorbell was lost. */
+  /** Finished commands among the given ids: the reply poll when a pub/sub wake was lost. */
   finished: `
     SELECT id, status, reply, error FROM keyed_commands
     WHERE id = ANY($1::uuid[]) AND status IN ('done', 'failed')`,

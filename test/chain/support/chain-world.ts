@@ -1,10 +1,10 @@
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import {
-  type ChainRuntime,
-  chainRuntimeService,
+  type ChainAccess,
+  chainAccessService,
   entityNonceReserver,
-} from "../../../src/chain/lifecycle/chain-runtime.js";
+} from "../../../src/chain/lifecycle/chain-access.js";
 import {
   chainTransaction,
   chainTransactionVersions,
@@ -41,7 +41,7 @@ import {
 
 /**
  * One test file's chain world: a real anvil, the engine harness with the lifecycle workflow and
- * the nonce entity, the chain runtime (and the index's heights) provided over local signers (and optionally the custody
+ * the nonce entity, the chain access (and the index's heights) provided over local signers (and optionally the custody
  * simulator), and the confirmation watcher running on every execution.
  */
 export interface ChainWorld {
@@ -49,12 +49,12 @@ export interface ChainWorld {
   engine: EngineHarness;
   chains: ChainClients;
   /**
-   * The chain runtime the world provides (chains, signers, nonces): one object, so a test may
+   * The chain access the world provides (chains, signers, nonces): one object, so a test may
    * point its `chains` at another configuration for a while and put them back.
    */
-  chainRuntime: ChainRuntime;
+  chainAccess: ChainAccess;
   custody?: CustodySimulator;
-  /** The signers the runtime is bound to (`hot`, the extra local ones, custody when started). */
+  /** The signers the access is bound to (`hot`, the extra local ones, custody when started). */
   signers: SignerRegistry;
   /** Address of the local signer `hot` (anvil key 1). */
   hot: Address;
@@ -81,7 +81,7 @@ export interface ChainWorldOptions {
   signers?: Record<string, number | { key: number; orgId: string }>;
   /** Workflows registered next to the lifecycle (domain flows that write through it). */
   workflows?: readonly AnyWorkflow[];
-  /** Services those workflows declare, next to the world's chain runtime and indexed heights. */
+  /** Services those workflows declare, next to the world's chain access and indexed heights. */
   services?: (connections: HarnessConnections) => readonly ServiceProvision[];
 }
 
@@ -133,7 +133,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
   const registry = new SignerRegistry(signers);
   let entities: EntityClient | undefined;
   // One object for the world's life: a test may point its `chains` elsewhere for a while.
-  let chainRuntime: ChainRuntime | undefined;
+  let chainAccess: ChainAccess | undefined;
   const engine = await startEngineHarness({
     file: options.file,
     workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
@@ -149,14 +149,14 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
         pollMs: 200,
       });
       entities = nonces;
-      chainRuntime = {
+      chainAccess = {
         chains: worldChains(connections.config.durable),
         signers: registry,
         reserveNonce: entityNonceReserver(nonces),
         executionOrg: (id) => executionOrg(connections.pool, id),
       };
       return [
-        provide(chainRuntimeService, chainRuntime),
+        provide(chainAccessService, chainAccess),
         provide(indexedHeightsService, (chainId) =>
           new PgLedgerReads(connections.pool).indexedHeight(chainId),
         ),
@@ -164,8 +164,8 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       ];
     },
   });
-  const runtime = chainRuntime as ChainRuntime;
-  const chains = runtime.chains;
+  const access = chainAccess as ChainAccess;
+  const chains = access.chains;
   const watcher = startConfirmationWatcher({
     pool: engine.pool,
     executions: engine.client,
@@ -177,7 +177,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     anvil,
     engine,
     chains,
-    chainRuntime: runtime,
+    chainAccess: access,
     ...(custody ? { custody } : {}),
     signers: registry,
     hot: privateKeyToAccount(ANVIL_KEYS[1]).address,

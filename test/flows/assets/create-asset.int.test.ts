@@ -1,7 +1,7 @@
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AssetTemplate } from "../../../flows/assets/asset-ports.js";
 import { createAsset } from "../../../flows/assets/create-asset.js";
+import type { AssetTemplate } from "../../../flows/assets/ports.js";
 import type { TrackedContract } from "../../../flows/support/indexing-scope.js";
 import { AssetToken, PriceFeed } from "../../../src/chain/contracts/artifacts.js";
 import { type ChainWorld, startChainWorld } from "../../chain/support/chain-world.js";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/ports.js";
 import {
   ORGANISATION_DEPLOYMENTS_SCHEDULE,
   organisationDeploymentsSchedule,
@@ -122,7 +122,7 @@ describe("the failed-deployment schedule", () => {
     const cancelled = await world.start(holds.name, {});
     await world.engine.waitForStatus(cancelled, "waiting");
     await requestCancellation(world.engine.pool, "acme", cancelled);
-    await world.engine.runtime().queue.wake(cancelled);
+    await world.engine.runner().queue.wake(cancelled);
     expect((await world.settled(cancelled)).failure).toMatchObject({ code: "CANCELLED" });
     await deployment("bravo", 2, cancelled);
     // 3: its execution no longer exists (retention deleted it).

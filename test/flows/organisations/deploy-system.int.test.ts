@@ -3,7 +3,7 @@ import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployOrganisationSystem } from "../../../flows/organisations/deploy-system.js";
-import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
+import { organisationSystemsService } from "../../../flows/organisations/ports.js";
 import { PgOrganisationSystems } from "../../../flows/organisations/store/pg-organisation-systems.js";
 import { indexingScopeService } from "../../../flows/support/indexing-scope.js";
 import { issueApiKey } from "../../../src/api/auth/api-key.js";

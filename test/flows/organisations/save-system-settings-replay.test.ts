@@ -3,8 +3,8 @@ import type {
   Activation,
   OrganisationSystem,
   OrganisationSystems,
-} from "../../../flows/organisations/organisation-systems-port.js";
-import { organisationSystemsService } from "../../../flows/organisations/organisation-systems-port.js";
+} from "../../../flows/organisations/ports.js";
+import { organisationSystemsService } from "../../../flows/organisations/ports.js";
 import { saveSystemSettings } from "../../../flows/organisations/save-system-settings.js";
 import {
   type IndexingScope,

@@ -1,6 +1,6 @@
 import { type Address, parseAbiItem } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type AssetTemplate, assetPortsService } from "../../../../flows/assets/asset-ports.js";
+import { type AssetTemplate, assetPortsService } from "../../../../flows/assets/ports.js";
 import { PgAssets } from "../../../../flows/assets/store/pg-assets.js";
 import { type IndexingScope, indexingScopeService } from "../../../../flows/support/indexing-scope.js";
 import { deployPriceResolver } from "../../../../scripts/dev-chain/price-resolver.js";

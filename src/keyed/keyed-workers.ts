@@ -23,7 +23,7 @@ export interface KeyedSettings {
   graceMs: number;
 }
 
-export interface KeyedRuntimeOptions {
+export interface KeyedWorkersOptions {
   pool: Pool;
   /** Producer connection (bounded retries); Lua calls and reply publishing use it. */
   redis: Redis;
@@ -36,7 +36,7 @@ export interface KeyedRuntimeOptions {
   settings: KeyedSettings;
 }
 
-export interface KeyedRuntime {
+export interface KeyedWorkers {
   gate: KeyedWorkflowGate;
   workers: EntityWorkers;
   /** One repair pass now (tests and the operator); the loop runs them on its own. */
@@ -49,7 +49,7 @@ export interface KeyedRuntime {
  * repair loop. A first repair pass runs before the workers start, so a fresh or flushed Redis is
  * rebuilt from PostgreSQL before any command is claimed.
  */
-export async function startKeyedRuntime(options: KeyedRuntimeOptions): Promise<KeyedRuntime> {
+export async function startKeyedWorkers(options: KeyedWorkersOptions): Promise<KeyedWorkers> {
   options.entities.assertAllDeclaredRegistered();
   const gate = new KeyedWorkflowGate({
     pool: options.pool,

@@ -4,9 +4,9 @@ import { killAllProcesses, spawnProcess } from "../support/processes.js";
 import { chaosRounds, chaosTimeout } from "./chaos-rounds.js";
 
 /**
- * Chaos: a lost doorbell. A sender process commits a signal to an execution parked on it (no
- * deadline: only a wake-up moves it) and is killed with kill -9 before it rings. The runner's
- * sweep must ring it within one sweep interval (docs/engine.md, "Wake-ups without loss"): every
+ * Chaos: a lost wake. A sender process commits a signal to an execution parked on it (no
+ * deadline: only a wake-up moves it) and is killed with kill -9 before it wakes the execution.
+ * The runner's sweep must wake it within one sweep interval (docs/engine.md, "Wake-ups without loss"): every
  * execution completes with the signal's value, none is lost, none stays parked.
  */
 
@@ -27,7 +27,7 @@ afterAll(async () => {
   await world?.close();
 });
 
-describe("chaos: a sender killed between commit and ring", () => {
+describe("chaos: a sender killed between commit and wake", () => {
   it(
     `every parked execution still gets its signal (${rounds} round(s) of ${PER_ROUND})`,
     async () => {
@@ -42,14 +42,7 @@ describe("chaos: a sender killed between commit and ring", () => {
           const sender = spawnProcess(
             `sender ${value}`,
             process.execPath,
-            [
-              "--import",
-              "tsx",
-              "test/chaos/fixtures/doorbell-sender.ts",
-              id,
-              "go",
-              JSON.stringify({ value }),
-            ],
+            ["--import", "tsx", "test/chaos/fixtures/wake-sender.ts", id, "go", JSON.stringify({ value })],
             { env: { DATABASE_URL: world.db.url } },
           );
           await sender.waitFor(/"committed":true/, 30_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CreateAssetInput } from "../../../flows/assets/asset-schemas.js";
 import { scaledPrice } from "../../../flows/assets/scaled-price.js";
+import { CreateAssetInput } from "../../../flows/assets/schemas.js";
 
 /** The asset.create input takes no platform facts, and the first price is scaled, never rounded. */
 

@@ -5,7 +5,7 @@ import {
   claimsHash,
   MAX_WRITE_SIZE,
   normaliseClaims,
-} from "../../../flows/identity-claims/claim-input.js";
+} from "../../../flows/identity-claims/schemas.js";
 
 const SUBJECT = "0x70997970c51812dc3a010c7d01b50e0d17dc79c8";
 const OTHER = "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc";

@@ -9,7 +9,7 @@ import type { WorkflowRegistry } from "../engine/registry.js";
 import { ServiceSet } from "../engine/services.js";
 import { TurnRunner } from "../engine/turn-runner.js";
 import { EntityRegistry } from "../keyed/entity-registry.js";
-import { type KeyedRuntime, startKeyedRuntime } from "../keyed/keyed-runtime.js";
+import { type KeyedWorkers, startKeyedWorkers } from "../keyed/keyed-workers.js";
 import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
@@ -32,7 +32,7 @@ import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { activityQueueName, QUEUE_NAMES } from "../transport/queue-names.js";
 import { measuredSchedules, registerRunnerGauges } from "./runner-metrics.js";
 
-export interface RunnerRuntimeOptions {
+export interface RunnerEngineOptions {
   config: TenorConfig;
   registry: WorkflowRegistry;
   /**
@@ -61,10 +61,10 @@ export interface RunnerRuntimeOptions {
   clock?: () => number;
 }
 
-export interface RunnerRuntime {
+export interface RunnerEngine {
   queue: ExecutionQueue;
   /** Entity workers, the keyed workflow gate and the keyed repair (docs/keyed.md). */
-  keyed: KeyedRuntime;
+  keyed: KeyedWorkers;
   /**
    * The BullMQ workers whose active jobs a survivor takes back at once when this runner's
    * PostgreSQL session ends (src/ownership/runner-liveness.ts): executions and activities.
@@ -82,7 +82,7 @@ export interface RunnerRuntime {
  * when a declared workflow is not registered, or a registered one declares a service `services`
  * does not provide (docs/architecture.md, "Roles").
  */
-export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise<RunnerRuntime> {
+export async function startRunnerEngine(options: RunnerEngineOptions): Promise<RunnerEngine> {
   const { config, logger } = options;
   options.registry.assertAllDeclaredRegistered();
   const activities = options.activities ?? new ActivityRegistry([]);
@@ -120,7 +120,7 @@ export async function startRunnerRuntime(options: RunnerRuntimeOptions): Promise
     maxStoredValueBytes: config.durable.maxStoredValueBytes,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const keyed = await startKeyedRuntime({
+  const keyed = await startKeyedWorkers({
     pool: options.pool,
     redis: options.producerRedis,
     prefix: config.redisPrefix,
@@ -245,7 +245,7 @@ async function wakeHeldExecutions(pool: Pool, queue: ExecutionQueue, logger: Log
  */
 function keyedTerminalHook(
   registry: WorkflowRegistry,
-  keyed: KeyedRuntime,
+  keyed: KeyedWorkers,
 ): ((executionId: string, jobName: string) => Promise<void>) | undefined {
   const keyedNames = new Set(registry.names().filter((name) => registry.get(name).key));
   if (keyedNames.size === 0) return undefined;

@@ -3,9 +3,9 @@ import { PgApprovals } from "../../src/store/pg-approvals.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
- * A replayed request rings the doorbell again (docs/engine.md, "Wake-ups without loss"): the
- * original may have committed and died before ringing. Each test commits the original straight
- * into PostgreSQL without a ring; the sweep runs once an hour here, so only the replay can wake.
+ * A replayed request wakes the execution again (docs/engine.md, "Wake-ups without loss"): the
+ * original may have committed and died before waking. Each test commits the original straight
+ * into PostgreSQL without a wake; the sweep runs once an hour here, so only the replay can wake.
  */
 
 let api: ApiHarness;
@@ -16,7 +16,7 @@ afterAll(async () => {
   await api?.stop();
 });
 
-describe("replays ring again", () => {
+describe("replays wake again", () => {
   it("a signal replayed with its Idempotency-Key wakes the execution", async () => {
     const started = await api.as("integrator").post("/v1/workflows/apitest.signal/executions").send({});
     const id = started.body.id as string;
@@ -44,7 +44,7 @@ describe("replays ring again", () => {
     const id = started.body.id as string;
     const view = await api.waitFor(id, (b) => b.status === "waiting", "waiting for approval");
     const { paramsHash } = (view.waitingFor as { details: { paramsHash: string } }[])[0]?.details ?? {};
-    // The deciding vote and its decision signal committed; the API died before ringing.
+    // The deciding vote and its decision signal committed; the API died before waking.
     const outcome = await new PgApprovals(api.pool).vote({
       orgId: "org-a",
       executionId: id,

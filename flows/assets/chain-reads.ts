@@ -1,6 +1,6 @@
 import type { Address } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
 
 /**
@@ -10,7 +10,7 @@ import type { ServiceLookup } from "../../src/engine/services.js";
  */
 
 const client = (services: ServiceLookup, chainId: number) =>
-  services.service(chainRuntimeService).chains.get(chainId).public;
+  services.service(chainAccessService).chains.get(chainId).public;
 
 /** The feed's latest round (0: no observation yet). */
 export async function latestRound(services: ServiceLookup, chainId: number, feed: Address): Promise<number> {

@@ -8,7 +8,7 @@ import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { chainRuntimeService, entityNonceReserver } from "./lifecycle/chain-runtime.js";
+import { chainAccessService, entityNonceReserver } from "./lifecycle/chain-access.js";
 import { type IndexedHeightReader, indexedHeightsService } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
 import { ChainClients } from "./rpc-clients.js";
@@ -18,10 +18,10 @@ import { startConfirmationWatcher } from "./watcher/confirmation-watcher.js";
 
 /**
  * The runner's chain boundary: clients per configured chain, the signers (secrets read here), the
- * lifecycle's services (`services`: the chain runtime and the index's heights), and the confirmation watcher on the shards this replica owns
+ * lifecycle's services (`services`: the chain access and the index's heights), and the confirmation watcher on the shards this replica owns
  * (`shardWork` goes to the runner's shard owner), and the nonce-recovery schedule (`schedules`).
  */
-export function createRunnerChainRuntime(options: {
+export function createRunnerChainBoundary(options: {
   config: TenorConfig;
   secrets: SecretReadOptions;
   pool: Pool;
@@ -39,7 +39,7 @@ export function createRunnerChainRuntime(options: {
   const chains = new ChainClients(options.config);
   const signers = SignerRegistry.fromConfig(options.config, options.secrets);
   const services = [
-    provide(chainRuntimeService, {
+    provide(chainAccessService, {
       chains,
       signers,
       reserveNonce: entityNonceReserver(options.entities),

@@ -9,9 +9,9 @@ import {
   zeroHash,
 } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
-import { chainRuntimeService } from "../../src/chain/lifecycle/chain-runtime.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
-import type { Claim } from "./claim-input.js";
+import type { Claim } from "./schemas.js";
 
 /**
  * What the claim batch reads from the chain, each as a step's recorded fact (docs/engine.md,
@@ -45,10 +45,10 @@ export async function inspectRegistry(
   registry: Address,
   signerId: string,
 ): Promise<RegistryFacts> {
-  const runtime = services.service(chainRuntimeService);
-  const signer = runtime.signers.forOrg(orgId, signerId);
+  const access = services.service(chainAccessService);
+  const signer = access.signers.forOrg(orgId, signerId);
   const signerScope: SignerScope = signer.orgId === undefined ? "platform" : "organisation";
-  const client = runtime.chains.get(chainId).public;
+  const client = access.chains.get(chainId).public;
   const code = await client.getCode({ address: registry });
   if (code === undefined || code === "0x")
     return { registry: "no-code", signer: signer.address, signerScope };
@@ -84,7 +84,7 @@ export async function readPresentClaims(
   signer: Address,
   claims: readonly Claim[],
 ): Promise<PresentClaims> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public;
+  const client = services.service(chainAccessService).chains.get(chainId).public;
   const [signerCanIssue, hashes] = await Promise.all([
     client.readContract({
       address: registry,
@@ -112,7 +112,7 @@ export async function readWriteEffect(
   hash: Hex,
   sent: readonly Claim[],
 ): Promise<WriteEffect> {
-  const client = services.service(chainRuntimeService).chains.get(chainId).public;
+  const client = services.service(chainAccessService).chains.get(chainId).public;
   const receipt = await client.getTransactionReceipt({ hash });
   const events = parseEventLogs({ abi: ClaimRegistry.abi, eventName: "ClaimAdded", logs: receipt.logs });
   const added = events
@@ -129,7 +129,7 @@ async function readHashes(
   blockNumber?: bigint,
 ): Promise<(Hex | null)[]> {
   const hashes = await services
-    .service(chainRuntimeService)
+    .service(chainAccessService)
     .chains.get(chainId)
     .public.readContract({
       address: registry,

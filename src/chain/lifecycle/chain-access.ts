@@ -14,7 +14,7 @@ export type NonceReserver = (request: {
 }) => Promise<number>;
 
 /** What the transaction lifecycle's steps reach outside the journal: nodes, signers, nonces. */
-export interface ChainRuntime {
+export interface ChainAccess {
   chains: ChainClients;
   signers: SignerRegistry;
   reserveNonce: NonceReserver;
@@ -24,10 +24,10 @@ export interface ChainRuntime {
 
 /**
  * The runner's chain clients, signers and nonces, as a service (src/engine/services.ts): the
- * runner role provides it (src/chain/chain-role-runtime.ts); a workflow that writes to a chain
+ * runner role provides it (src/chain/runner-chain-boundary.ts); a workflow that writes to a chain
  * declares it and reads it through its context, inside the steps that reach the chain.
  */
-export const chainRuntimeService = defineService<ChainRuntime>("chain.runtime");
+export const chainAccessService = defineService<ChainAccess>("chain.access");
 
 /** Nonce reservation through the keyed nonce entity (one sender's commands run one at a time). */
 export function entityNonceReserver(client: EntityClient): NonceReserver {
