@@ -10,8 +10,6 @@ export const ASSET_ERRORS = {
   ALREADY_CREATING: "ASSET_ALREADY_CREATING",
   /** The resolver already prices this token with a different feed. */
   FEED_CONFLICT: "ASSET_FEED_CONFLICT",
-  /** This process has no asset ports bound (runner role only); retryable. */
-  PORTS_MISSING: "ASSET_PORTS_MISSING",
 } as const;
 
 export type AssetErrorCode = (typeof ASSET_ERRORS)[keyof typeof ASSET_ERRORS];

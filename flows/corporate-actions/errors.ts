@@ -18,8 +18,6 @@ export const CORPORATE_ACTION_ERRORS = {
   APPROVAL_EXPIRED: "CORPORATE_ACTION_APPROVAL_EXPIRED",
   /** The paying wallet holds less of the payment token than the next batch pays. */
   PAYER_SHORT: "CORPORATE_ACTION_PAYER_SHORT",
-  /** This process has no holder snapshot source bound (runner role only); retryable. */
-  HOLDER_SNAPSHOT_MISSING: "HOLDER_SNAPSHOT_MISSING",
 } as const;
 
 export type CorporateActionErrorCode = (typeof CORPORATE_ACTION_ERRORS)[keyof typeof CORPORATE_ACTION_ERRORS];

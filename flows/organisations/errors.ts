@@ -8,8 +8,6 @@ export const ORGANISATION_ERRORS = Object.freeze({
   ORGANISATION_SYSTEM_INVALID: "ORGANISATION_SYSTEM_INVALID",
   /** No deployment is registered for the execution. */
   ORGANISATION_SYSTEM_NOT_FOUND: "ORGANISATION_SYSTEM_NOT_FOUND",
-  /** This process has no organisation systems store bound (runner role only); retryable. */
-  ORGANISATION_SYSTEMS_MISSING: "ORGANISATION_SYSTEMS_MISSING",
 });
 
 export type OrganisationErrorCode = (typeof ORGANISATION_ERRORS)[keyof typeof ORGANISATION_ERRORS];

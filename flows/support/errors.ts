@@ -1,7 +1,5 @@
 /** Stable error codes of the helpers every flow shares; never reworded once shipped. */
 export const FLOW_SUPPORT_ERRORS = {
-  /** This process has no indexing scope bound (runner role only); retryable. */
-  INDEXING_SCOPE_MISSING: "INDEXING_SCOPE_MISSING",
   /** A deployment was mined but left no code at its address (a business failure). */
   CONTRACT_NOT_DEPLOYED: "CONTRACT_NOT_DEPLOYED",
   /** A write was mined but reverted (a business failure). */

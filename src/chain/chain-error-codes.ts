@@ -34,8 +34,6 @@ export const CHAIN_ERRORS = Object.freeze({
   USER_OPERATION_REFUSED: "USER_OPERATION_REFUSED",
   /** The UserOperation ran and its call failed (`UserOperationEvent.success = false`): terminal, never re-sent. */
   USER_OPERATION_REVERTED: "USER_OPERATION_REVERTED",
-  /** This process has no chain access bound (runner role only); retryable. */
-  CHAIN_RUNTIME_MISSING: "CHAIN_RUNTIME_MISSING",
 });
 
 export type ChainErrorCode = (typeof CHAIN_ERRORS)[keyof typeof CHAIN_ERRORS];
