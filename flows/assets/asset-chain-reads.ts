@@ -1,6 +1,7 @@
 import type { Address } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
 import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { addressText } from "../../src/values/index.js";
 
 /**
  * The reads asset creation journals before each feed write, so a re-run (a takeover of a failed
@@ -40,7 +41,7 @@ export async function resolverEntry(
       args: [asset],
     }),
   ]);
-  return { feed: feed.toLowerCase(), maxAgeSeconds: maxAge.toString() };
+  return { feed: addressText(feed), maxAgeSeconds: maxAge.toString() };
 }
 
 /** The token's own answer to `paused()`. */
@@ -55,5 +56,5 @@ export async function resolverOwner(chainId: number, resolver: Address): Promise
     abi: PriceResolver.abi,
     functionName: "owner",
   });
-  return owner.toLowerCase();
+  return addressText(owner);
 }

@@ -8,6 +8,7 @@ import {
 } from "viem";
 import { Distributor, TestToken } from "../../src/chain/contracts/artifacts.js";
 import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
+import { addressText } from "../../src/values/index.js";
 
 /**
  * The Distributor contract as the corporate-action flow uses it (contracts/Distributor.sol): one
@@ -17,7 +18,7 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
 
 /** Names the payer's Distributor for good: a re-run finds it instead of deploying a second. */
 export function distributorSalt(orgId: string, payer: string): string {
-  return `corporate-actions:distributor:${orgId}:${payer.toLowerCase()}`;
+  return `corporate-actions:distributor:${orgId}:${addressText(payer)}`;
 }
 
 export function distributorInitCode(payer: Address): Hex {

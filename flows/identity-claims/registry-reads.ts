@@ -10,7 +10,7 @@ import {
 } from "viem";
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
 import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
-import type { Claim } from "./claim-input.js";
+import { type Claim, claimKey } from "./claim-input.js";
 
 /**
  * What the claim batch reads from the chain, each as a step's recorded fact (docs/engine.md,
@@ -111,9 +111,7 @@ export async function readWriteEffect(
   const client = chainRuntime().chains.get(chainId).public;
   const receipt = await client.getTransactionReceipt({ hash });
   const events = parseEventLogs({ abi: ClaimRegistry.abi, eventName: "ClaimAdded", logs: receipt.logs });
-  const added = events
-    .filter((e) => getAddress(e.address) === registry)
-    .map((e) => `${e.args.subject.toLowerCase()}/${e.args.topic.toString()}`);
+  const added = events.filter((e) => getAddress(e.address) === registry).map((e) => claimKey(e.args));
   return { added, onChain: await readHashes(chainId, registry, sent, receipt.blockNumber) };
 }
 

@@ -1,3 +1,4 @@
+import { sameAddress } from "../../src/values/index.js";
 import { indexingScope, type TrackedContract } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-head.js";
 import { type AbandonedDeployment, organisationSystems } from "./organisation-systems-port.js";
@@ -97,7 +98,7 @@ async function restoreRecorded(orgId: string, chainId: number, fromHeight: bigin
   const active = await organisationSystems().active(orgId, chainId);
   if (!active) return null;
   const live = await indexingScope().live(chainId, orgId, "system-settings");
-  if (live.some((c) => c.address.toLowerCase() === active.address)) return null;
+  if (live.some((c) => sameAddress(c.address, active.address))) return null;
   await indexingScope().add({ chainId, orgId, address: active.address, kind: "system-settings" }, fromHeight);
   return active.address;
 }

@@ -1,4 +1,4 @@
-import { type Address, encodeDeployData } from "viem";
+import { encodeDeployData } from "viem";
 import { z } from "zod";
 import { CHAIN_ERRORS } from "../../src/chain/chain-error-codes.js";
 import { SystemSettings } from "../../src/chain/contracts/artifacts.js";
@@ -6,6 +6,7 @@ import { chainRuntime } from "../../src/chain/lifecycle/chain-runtime.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
+import { addressText, chainAddress } from "../../src/values/index.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
 import { chainHead } from "./chain-head.js";
 import { ORGANISATION_ERRORS } from "./organisation-errors.js";
@@ -57,11 +58,11 @@ export const deployOrganisationSystem = defineWorkflow({
       initCode: encodeDeployData({
         abi: SystemSettings.abi,
         bytecode: SystemSettings.bytecode,
-        args: [owner.address as Address],
+        args: [chainAddress(owner.address, "owner")],
       }),
       salt: systemSalt(ctx),
     };
-    const address = deploymentAddress(deployment).toLowerCase();
+    const address = addressText(deploymentAddress(deployment));
     const fromHeight = await register(ctx, input.chainId, address);
     const deployed = await deployContract(ctx, "system.deploy", deployment);
     const saved = await saveSystemSettings(ctx, {
