@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { IndexingScope, TrackedContract } from "../flows/support/indexing-scope.js";
 import { PgLedgerScope } from "../src/ledger-index/store/scope.js";
+import { sameAddress } from "../src/values/index.js";
 
 /**
  * The flows' indexing scope over the Ledger Index's scope table. A removal of a contract no longer
@@ -10,7 +11,7 @@ import { PgLedgerScope } from "../src/ledger-index/store/scope.js";
 export function pgIndexingScope(pool: Pool): IndexingScope {
   const scope = new PgLedgerScope(pool);
   const isLive = async (c: TrackedContract) =>
-    (await scope.liveRows(c.chainId, c.orgId, c.kind)).some((row) => row.address === c.address.toLowerCase());
+    (await scope.liveRows(c.chainId, c.orgId, c.kind)).some((row) => sameAddress(row.address, c.address));
   return {
     async add(contract, fromHeight) {
       await scope.add({ ...contract, fromHeight });

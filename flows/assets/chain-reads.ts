@@ -2,6 +2,7 @@ import type { Address } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
+import { addressText } from "../../src/values/index.js";
 
 /**
  * The reads asset creation journals before each feed write, so a re-run (a takeover of a failed
@@ -43,7 +44,7 @@ export async function resolverEntry(
       args: [asset],
     }),
   ]);
-  return { feed: feed.toLowerCase(), maxAgeSeconds: maxAge.toString() };
+  return { feed: addressText(feed), maxAgeSeconds: maxAge.toString() };
 }
 
 /** The token's own answer to `paused()`. */
@@ -70,5 +71,5 @@ export async function resolverOwner(
     abi: PriceResolver.abi,
     functionName: "owner",
   });
-  return owner.toLowerCase();
+  return addressText(owner);
 }

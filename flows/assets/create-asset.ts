@@ -1,9 +1,10 @@
-import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { encodeDeployData, encodeFunctionData } from "viem";
 import { AssetToken, PriceFeed, PriceResolver } from "../../src/chain/contracts/artifacts.js";
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
+import { addressText, type ChainAddress, chainAddress, sameAddress } from "../../src/values/index.js";
 import { deployContract, hasCode, writeContract } from "../support/chain-writes.js";
 import { indexingScopeService, type ScopeKind } from "../support/indexing-scope.js";
 import type { AssetRecord } from "./asset-record.js";
@@ -42,7 +43,7 @@ export const createAsset = defineWorkflow({
     }
     const price = scaledPrice(input.initialPrice, template.priceDecimals);
     const signer = await ctx.step("signer.address", () =>
-      ctx.service(chainAccessService).signers.forOrg(ctx.orgId, template.signerId).address.toLowerCase(),
+      addressText(ctx.service(chainAccessService).signers.forOrg(ctx.orgId, template.signerId).address),
     );
     await checkResolver(ctx, template, signer);
     const candidateId = await ctx.uuid();
@@ -56,7 +57,7 @@ export const createAsset = defineWorkflow({
         kind: template.kind,
         chainId: template.chainId,
         executionId: ctx.executionId,
-        resolver: template.resolver.toLowerCase(),
+        resolver: addressText(template.resolver),
       }),
     );
     if (claim.outcome === "held") {
@@ -66,7 +67,7 @@ export const createAsset = defineWorkflow({
         { assetId: claim.asset.id, executionId: claim.asset.executionId, ownerStatus: claim.ownerStatus },
       );
     }
-    return createOnChain(ctx, template, claim.asset, signer as Address, price);
+    return createOnChain(ctx, template, claim.asset, chainAddress(signer, "signer"), price);
   },
 });
 
@@ -74,12 +75,12 @@ async function createOnChain(
   ctx: WorkflowContext,
   template: AssetTemplate,
   claimed: AssetRecord,
-  owner: Address,
+  owner: ChainAddress,
   price: bigint,
 ) {
   const asset = { ...claimed };
   const { chainId, signerId } = template;
-  const resolver = asset.resolver as Address;
+  const resolver = chainAddress(asset.resolver, "asset.resolver");
   const key = `asset:${asset.orgId}:${asset.templateId}:${asset.symbol}`;
   const show = (phase: string, done: number) =>
     ctx.progress({ phase, done, total: 5, assetId: asset.id, status: "paused", hashes: asset.hashes });
@@ -111,7 +112,7 @@ async function createOnChain(
       args: [asset.name, asset.symbol, template.tokenDecimals, owner, resolver],
     }),
   });
-  await record("token.deploy", { token: token.address.toLowerCase() }, token.transaction?.hash);
+  await record("token.deploy", { token: addressText(token.address) }, token.transaction?.hash);
   await track("token", token.address, "erc20", token.transaction?.blockNumber);
 
   show("feed.create", 1);
@@ -125,7 +126,7 @@ async function createOnChain(
       args: [token.address, owner, template.priceDecimals],
     }),
   });
-  await record("feed.create", { feed: feed.address.toLowerCase() }, feed.transaction?.hash);
+  await record("feed.create", { feed: addressText(feed.address) }, feed.transaction?.hash);
   await track("feed", feed.address, "price-feed", feed.transaction?.blockNumber);
   await track("resolver", resolver, "price-resolver", undefined);
 
@@ -143,12 +144,12 @@ async function createOnChain(
 
   show("feed.bound", 3);
   const entry = await ctx.step("feed.bound.read", () => resolverEntry(ctx, chainId, resolver, token.address));
-  if (entry.feed !== feed.address.toLowerCase() || entry.maxAgeSeconds === "0") {
-    if (entry.feed !== ZERO && entry.feed !== feed.address.toLowerCase()) {
+  if (!sameAddress(entry.feed, feed.address) || entry.maxAgeSeconds === "0") {
+    if (!sameAddress(entry.feed, ZERO) && !sameAddress(entry.feed, feed.address)) {
       throw new BusinessError(
         ASSET_ERRORS.FEED_CONFLICT,
-        `resolver ${resolver} already prices ${token.address} with feed ${entry.feed}`,
-        { assetId: asset.id, resolver, token: token.address, feed: entry.feed },
+        `resolver ${asset.resolver} already prices ${token.address} with feed ${entry.feed}`,
+        { assetId: asset.id, resolver: asset.resolver, token: token.address, feed: entry.feed },
       );
     }
     // Only the feed this phase created: the resolver reads its asset from the feed itself.
@@ -180,9 +181,9 @@ async function createOnChain(
   return {
     assetId: asset.id,
     status: "active" as const,
-    token: token.address.toLowerCase(),
-    feed: feed.address.toLowerCase(),
-    resolver,
+    token: addressText(token.address),
+    feed: addressText(feed.address),
+    resolver: asset.resolver,
     hashes: asset.hashes,
   };
 }
@@ -200,10 +201,11 @@ function templateFor(ctx: WorkflowContext, id: string): AssetTemplate | null {
  */
 async function checkResolver(ctx: WorkflowContext, template: AssetTemplate, signer: string) {
   const seen = await ctx.step("resolver.check", async () => {
-    const present = await hasCode(ctx, template.chainId, template.resolver as Address);
+    const resolver = chainAddress(template.resolver, "template.resolver");
+    const present = await hasCode(ctx, template.chainId, resolver);
     return {
       present,
-      owner: present ? await resolverOwner(ctx, template.chainId, template.resolver as Address) : null,
+      owner: present ? await resolverOwner(ctx, template.chainId, resolver) : null,
     };
   });
   if (!seen.present || seen.owner !== signer) {

@@ -1,4 +1,3 @@
-import type { Address } from "viem";
 import { z } from "zod";
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import { indexedHeightsService, waitForIndexed } from "../../src/chain/lifecycle/wait-for-indexed.js";
@@ -9,6 +8,9 @@ import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import {
   type Asset,
+  addressText,
+  type ChainAddress,
+  chainAddress,
   defineAsset,
   isValueError,
   TokenAmount,
@@ -47,18 +49,18 @@ export const corporateActionDistribution = defineWorkflow({
   services: [chainAccessService, indexedHeightsService, holderSnapshotsService],
   async run(ctx, input): Promise<CorporateActionOutput> {
     ctx.progress({ phase: "record" });
+    const paymentToken = chainAddress(input.paymentToken, "paymentToken");
     const facts = await ctx.step("facts", async () => ({
-      asset: await readTokenFacts(ctx, input.chainId, input.asset as Address),
-      payment: await readTokenFacts(ctx, input.chainId, input.paymentToken as Address),
-      payer: ctx
-        .service(chainAccessService)
-        .signers.forOrg(ctx.orgId, input.payerSignerId)
-        .address.toLowerCase(),
+      asset: await readTokenFacts(ctx, input.chainId, chainAddress(input.asset, "asset")),
+      payment: await readTokenFacts(ctx, input.chainId, paymentToken),
+      payer: addressText(
+        ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.payerSignerId).address,
+      ),
     }));
     const asset = tokenAsset(input.chainId, input.asset, facts.asset);
     const payment = tokenAsset(input.chainId, input.paymentToken, facts.payment);
     const declared = parseDeclared(payment, input.amount);
-    const payer = facts.payer as Address;
+    const payer = chainAddress(facts.payer, "payer");
 
     const record = await resolveRecordHeight(ctx, input.chainId, new Date(input.recordDate));
     const indexed = await waitForIndexed(ctx, input.chainId, record.height, { timeout: "1h" });
@@ -88,7 +90,7 @@ export const corporateActionDistribution = defineWorkflow({
       );
     }
     const distributorAddress = predictedDistributor(ctx.orgId, payer);
-    const excluded = new Set([payer, distributorAddress, ...input.excluded].map((a) => a.toLowerCase()));
+    const excluded = new Set([payer, distributorAddress, ...input.excluded].map(addressText));
     const holders = snapshot.holders.filter((h) => !excluded.has(h.holder));
     if (holders.length === 0) {
       throw new BusinessError(
@@ -105,7 +107,7 @@ export const corporateActionDistribution = defineWorkflow({
     ctx.progress({ phase: "approval", holders: entitlements.entitled.length, batches: batches.length });
     await approvePayout(ctx, input, {
       recordHeight: record.height,
-      payer,
+      payer: facts.payer,
       distributor: distributorAddress,
       snapshotHolders: holders.length,
       entitlements,
@@ -132,13 +134,13 @@ export const corporateActionDistribution = defineWorkflow({
       fundingDeadline: fundingDeadline.toISOString(),
     });
     const allowance = await ctx.step("allowance", () =>
-      readAllowance(ctx, input.chainId, input.paymentToken as Address, payer, distributor.address),
+      readAllowance(ctx, input.chainId, paymentToken, payer, distributor.address),
     );
     if (BigInt(allowance) < units(entitlements.total)) {
       await writeContract(ctx, "allowance.approve", {
         chainId: input.chainId,
         signerId: input.payerSignerId,
-        to: input.paymentToken as Address,
+        to: paymentToken,
         data: approveCall(distributor.address),
         fundingDeadline: fundingDeadline.toISOString(),
       });
@@ -151,7 +153,7 @@ export const corporateActionDistribution = defineWorkflow({
       // A fact before the write: a batch already paid (by an earlier execution of this action) is
       // skipped, since the contract would refuse it and the write would fail as reverted.
       const state = await ctx.step(`batch:${index}.state`, () =>
-        readBatchState(ctx, input.chainId, distributor.address, input.paymentToken as Address, payer, id),
+        readBatchState(ctx, input.chainId, distributor.address, paymentToken, payer, id),
       );
       const batchTotal = TokenAmount.sum(
         payment,
@@ -163,10 +165,10 @@ export const corporateActionDistribution = defineWorkflow({
         if (BigInt(state.payerBalance) < units(batchTotal)) {
           throw new BusinessError(
             ERRORS.PAYER_SHORT,
-            `payer ${payer} holds ${state.payerBalance} base units of ${payment.symbol}, batch ${index} pays ${units(batchTotal)}`,
+            `payer ${facts.payer} holds ${state.payerBalance} base units of ${payment.symbol}, batch ${index} pays ${units(batchTotal)}`,
             {
               batch: index,
-              payer,
+              payer: facts.payer,
               availableUnits: state.payerBalance,
               requiredUnits: units(batchTotal).toString(),
             },
@@ -178,8 +180,8 @@ export const corporateActionDistribution = defineWorkflow({
           to: distributor.address,
           data: distributeCall(
             id,
-            input.paymentToken as Address,
-            batch.map((e) => e.holder as Address),
+            paymentToken,
+            batch.map((e) => chainAddress(e.holder, "holder")),
             batch.map((e) => units(e.amount)),
           ),
           fundingDeadline: fundingDeadline.toISOString(),
@@ -200,7 +202,7 @@ export const corporateActionDistribution = defineWorkflow({
     return {
       actionId: input.actionId,
       recordHeight: record.height,
-      distributor: distributor.address.toLowerCase(),
+      distributor: addressText(distributor.address),
       holders: entitlements.entitled.length,
       declared: z.encode(api, declared),
       distributed: z.encode(api, entitlements.total),
@@ -214,7 +216,7 @@ export const corporateActionDistribution = defineWorkflow({
 
 function tokenAsset(chainId: number, address: string, facts: { decimals: number; symbol: string }): Asset {
   return defineAsset({
-    id: `eip155:${chainId}/erc20:${address.toLowerCase()}`,
+    id: `eip155:${chainId}/erc20:${addressText(address)}`,
     decimals: facts.decimals,
     symbol: facts.symbol.trim() === "" ? "TOKEN" : facts.symbol,
   });
@@ -262,11 +264,13 @@ async function resolveRecordHeight(ctx: WorkflowContext, chainId: number, record
 }
 
 /** The Distributor's CREATE2 address, known before it exists (to exclude it from the holders). */
-function predictedDistributor(orgId: string, payer: Address): Address {
-  return deploymentAddress({
-    initCode: distributorInitCode(payer),
-    salt: distributorSalt(orgId, payer),
-  }).toLowerCase() as Address;
+function predictedDistributor(orgId: string, payer: ChainAddress): string {
+  return addressText(
+    deploymentAddress({
+      initCode: distributorInitCode(payer),
+      salt: distributorSalt(orgId, payer),
+    }),
+  );
 }
 
 /**
@@ -278,8 +282,10 @@ async function approvePayout(
   input: CorporateActionInput,
   payout: {
     recordHeight: string;
-    payer: Address;
-    distributor: Address;
+    /** Lowercase address text, as the approval shows it. */
+    payer: string;
+    /** Lowercase address text, as the approval shows it. */
+    distributor: string;
     snapshotHolders: number;
     entitlements: Entitlements<string>;
     batches: number;
@@ -291,8 +297,8 @@ async function approvePayout(
       actionId: input.actionId,
       kind: input.kind,
       chainId: input.chainId,
-      asset: input.asset.toLowerCase(),
-      paymentToken: input.paymentToken.toLowerCase(),
+      asset: addressText(input.asset),
+      paymentToken: addressText(input.paymentToken),
       recordDate: input.recordDate,
       recordHeight: payout.recordHeight,
       declared: input.amount,

@@ -9,6 +9,7 @@ import {
 import { Distributor, TestToken } from "../../src/chain/contracts/artifacts.js";
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
+import { addressText } from "../../src/values/index.js";
 
 /**
  * The Distributor contract as the corporate-action flow uses it (contracts/Distributor.sol): one
@@ -18,7 +19,7 @@ import type { ServiceLookup } from "../../src/engine/services.js";
 
 /** Names the payer's Distributor for good: a re-run finds it instead of deploying a second. */
 export function distributorSalt(orgId: string, payer: string): string {
-  return `corporate-actions:distributor:${orgId}:${payer.toLowerCase()}`;
+  return `corporate-actions:distributor:${orgId}:${addressText(payer)}`;
 }
 
 export function distributorInitCode(payer: Address): Hex {

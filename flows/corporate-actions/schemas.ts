@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { ALLOCATION_ROUNDING_MODES } from "../../src/values/index.js";
+import { ALLOCATION_ROUNDING_MODES, addressTextSchema } from "../../src/values/index.js";
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const address = (what: string) => z.string().regex(ADDRESS, `${what} must be a 0x-prefixed 20-byte address`);
+const address = (what: string) => addressTextSchema(`${what} must be a 0x-prefixed 20-byte address`);
 const duration = z.string().regex(/^\d+(ms|s|m|h|d)$/, 'must be a duration like "30s", "24h", "7d"');
 
 /** Most holders one distribution batch pays (one transaction; about 35,000 gas per holder). */

@@ -11,7 +11,7 @@ import {
 import { ClaimRegistry } from "../../src/chain/contracts/artifacts.js";
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
-import type { Claim } from "./schemas.js";
+import { type Claim, claimKey } from "./schemas.js";
 
 /**
  * What the claim batch reads from the chain, each as a step's recorded fact (docs/engine.md,
@@ -115,9 +115,7 @@ export async function readWriteEffect(
   const client = services.service(chainAccessService).chains.get(chainId).public;
   const receipt = await client.getTransactionReceipt({ hash });
   const events = parseEventLogs({ abi: ClaimRegistry.abi, eventName: "ClaimAdded", logs: receipt.logs });
-  const added = events
-    .filter((e) => getAddress(e.address) === registry)
-    .map((e) => `${e.args.subject.toLowerCase()}/${e.args.topic.toString()}`);
+  const added = events.filter((e) => getAddress(e.address) === registry).map((e) => claimKey(e.args));
   return { added, onChain: await readHashes(services, chainId, registry, sent, receipt.blockNumber) };
 }
 

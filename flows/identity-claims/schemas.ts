@@ -9,6 +9,7 @@ import {
   zeroAddress,
 } from "viem";
 import { z } from "zod";
+import { addressText, sameAddress } from "../../src/values/index.js";
 
 /**
  * The input of `identity.claim-batch` and its normal form. The schema only checks (no transforms),
@@ -42,7 +43,7 @@ const topic = z.union([z.string(), z.number()]).superRefine((value, ctx) => {
 
 export const ClaimInput = z.object({
   /** The identity the claim is about. */
-  subject: address("subject").refine((v) => !isAddress(v) || v.toLowerCase() !== zeroAddress, {
+  subject: address("subject").refine((v) => !isAddress(v) || !sameAddress(v, zeroAddress), {
     message: "subject must not be the zero address",
   }),
   /** The claim's topic (a uint256; e.g. 1 = KYC, 2 = accreditation, by the registry's convention). */
@@ -124,7 +125,7 @@ export function claimsHash(claims: readonly Claim[]): Hex {
 
 /** The claim's identity on chain: one claim per (subject, topic). */
 export function claimKey(claim: { subject: string; topic: string | bigint }): string {
-  return `${claim.subject.toLowerCase()}/${claim.topic.toString()}`;
+  return `${addressText(claim.subject)}/${claim.topic.toString()}`;
 }
 
 function topicValue(value: string | number): bigint | null {

@@ -1,5 +1,6 @@
 import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
+import { sameAddress } from "../../src/values/index.js";
 import { indexingScopeService, type TrackedContract } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-reads.js";
 import { type AbandonedDeployment, organisationSystemsService } from "./ports.js";
@@ -117,7 +118,7 @@ async function restoreRecorded(
   const active = await services.service(organisationSystemsService).active(orgId, chainId);
   if (!active) return null;
   const live = await services.service(indexingScopeService).live(chainId, orgId, "system-settings");
-  if (live.some((c) => c.address.toLowerCase() === active.address)) return null;
+  if (live.some((c) => sameAddress(c.address, active.address))) return null;
   await services
     .service(indexingScopeService)
     .add({ chainId, orgId, address: active.address, kind: "system-settings" }, fromHeight);

@@ -1,4 +1,4 @@
-import { type Address, encodeDeployData } from "viem";
+import { encodeDeployData } from "viem";
 import { z } from "zod";
 import { CHAIN_ERRORS } from "../../src/chain/chain-error-codes.js";
 import { SystemSettings } from "../../src/chain/contracts/artifacts.js";
@@ -6,6 +6,7 @@ import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError } from "../../src/engine/errors.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
+import { addressText, chainAddress } from "../../src/values/index.js";
 import { deployContract, deploymentAddress } from "../support/chain-writes.js";
 import { indexingScopeService } from "../support/indexing-scope.js";
 import { chainHead } from "./chain-reads.js";
@@ -60,11 +61,11 @@ export const deployOrganisationSystem = defineWorkflow({
       initCode: encodeDeployData({
         abi: SystemSettings.abi,
         bytecode: SystemSettings.bytecode,
-        args: [owner.address as Address],
+        args: [chainAddress(owner.address, "owner")],
       }),
       salt: systemSalt(ctx),
     };
-    const address = deploymentAddress(deployment).toLowerCase();
+    const address = addressText(deploymentAddress(deployment));
     const fromHeight = await register(ctx, input.chainId, address);
     const deployed = await deployContract(ctx, "system.deploy", deployment);
     const saved = await saveSystemSettings(ctx, {

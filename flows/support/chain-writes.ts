@@ -6,6 +6,7 @@ import { chainTransaction } from "../../src/chain/lifecycle/transaction-workflow
 import type { WorkflowContext } from "../../src/engine/context.js";
 import { BusinessError, ChildWorkflowError } from "../../src/engine/errors.js";
 import type { ServiceLookup } from "../../src/engine/services.js";
+import { type ChainAddress, fromChecksummed } from "../../src/values/index.js";
 import { FLOW_SUPPORT_ERRORS } from "./errors.js";
 
 /**
@@ -105,7 +106,7 @@ export interface ContractDeployment {
 }
 
 export interface DeployedContract {
-  address: Address;
+  address: ChainAddress;
   /** The deployment's transaction; null when the contract was already there (nothing was sent). */
   transaction: TransactionResult | null;
 }
@@ -152,13 +153,15 @@ export async function deployContract(
  * the deployer receives it as the tail of the init code (constructor arguments decode from fixed
  * offsets and ignore it): the address is that of the init code as sent.
  */
-export function deploymentAddress(deployment: Pick<ContractDeployment, "initCode" | "salt">): Address {
-  return getContractAddress({
-    opcode: "CREATE2",
-    from: CREATE2_DEPLOYER,
-    salt: saltOf(deployment.salt),
-    bytecode: concatHex([deployment.initCode, attributionSuffix(ATTRIBUTION)]),
-  });
+export function deploymentAddress(deployment: Pick<ContractDeployment, "initCode" | "salt">): ChainAddress {
+  return fromChecksummed(
+    getContractAddress({
+      opcode: "CREATE2",
+      from: CREATE2_DEPLOYER,
+      salt: saltOf(deployment.salt),
+      bytecode: concatHex([deployment.initCode, attributionSuffix(ATTRIBUTION)]),
+    }),
+  );
 }
 
 /** The 32-byte CREATE2 salt of a deployment name. */

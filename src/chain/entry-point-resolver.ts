@@ -1,5 +1,6 @@
 import { type Address, getAddress, type PublicClient } from "viem";
 import { TenorError } from "../errors/tenor-error.js";
+import { type ChainAddress, fromChecksummed } from "../values/address.js";
 import { CHAIN_ERRORS } from "./chain-error-codes.js";
 import { EntryPointReference } from "./contracts/artifacts.js";
 
@@ -9,24 +10,24 @@ import { EntryPointReference } from "./contracts/artifacts.js";
  * any address without that function → unchanged. A network failure is ENTRYPOINT_UNRESOLVED,
  * retryable: never a pass-through of the configured address, which may be a reference.
  */
-export async function resolveEntryPoint(client: PublicClient, configured: Address): Promise<Address> {
+export async function resolveEntryPoint(client: PublicClient, configured: Address): Promise<ChainAddress> {
   let code: string | undefined;
   try {
     code = await client.getCode({ address: configured });
   } catch (error) {
     throw unresolved(configured, error);
   }
-  if (!code || code === "0x") return getAddress(configured);
+  if (!code || code === "0x") return fromChecksummed(getAddress(configured));
   try {
     const target = await client.readContract({
       address: configured,
       abi: EntryPointReference.abi,
       functionName: "target",
     });
-    return getAddress(target);
+    return fromChecksummed(getAddress(target));
   } catch (error) {
     // The contract has no `target()`: it is the EntryPoint itself. A transport failure is not that.
-    if (isExecutionRevert(error)) return getAddress(configured);
+    if (isExecutionRevert(error)) return fromChecksummed(getAddress(configured));
     throw unresolved(configured, error);
   }
 }

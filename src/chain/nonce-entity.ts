@@ -1,10 +1,11 @@
 import { z } from "zod";
 import { defineEntity } from "../keyed/entity.js";
+import { addressText, addressTextSchema } from "../values/address.js";
 import { reserveNonce } from "./store/pg-nonce-reservations.js";
 
 export const ReserveNonceInput = z.object({
   chainId: z.number().int().positive(),
-  sender: z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address"),
+  sender: addressTextSchema(),
   /** Lowest nonce to hand out: the chain's pending transaction count when Tenor first sees a sender. */
   floor: z.number().int().min(0).optional(),
 });
@@ -21,7 +22,7 @@ export const ReservedNonce = z.object({ nonce: z.number().int().min(0) });
  */
 export const nonceEntity = defineEntity({
   name: "chain.nonce",
-  key: (input) => `${input.chainId}:${input.sender.toLowerCase()}`,
+  key: (input) => `${input.chainId}:${addressText(input.sender)}`,
   handlers: {
     reserve: {
       input: ReserveNonceInput,

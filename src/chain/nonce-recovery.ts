@@ -1,5 +1,4 @@
 import type { Pool } from "pg";
-import type { Address } from "viem";
 import type { Logger } from "../observability/logger.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { defineChain } from "../values/index.js";
@@ -74,7 +73,7 @@ async function recoverOne(
 ): Promise<"filled" | "settled" | "skipped"> {
   if (!deps.chains.has(gap.chainId)) return "skipped";
   const node = deps.chains.get(gap.chainId);
-  const sender = gap.sender as Address;
+  const sender = gap.sender;
   const mined = await node.public.getTransactionCount({ address: sender, blockTag: "latest" });
   if (mined > gap.nonce) {
     await settleNonceGap(deps.pool, gap);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { addressTextSchema } from "../values/address.js";
 
 /**
  * The `assetTemplates` key (docs/assets.md): what an organisation may create as a bond or a fund,
@@ -6,8 +7,6 @@ import { z } from "zod";
  * the contracts, the price resolver and the staleness bound it installs. Rules name themselves in
  * their messages because ConfigError reports `key = value: rule`.
  */
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 
 /** What a template id may be: also what `GET /v1/assets?template=` accepts. */
 export const TEMPLATE_ID_PATTERN = /^[a-z0-9-]{1,64}$/;
@@ -27,7 +26,8 @@ export const assetTemplateSchema = z
     /** A configured signer of `orgId`: it deploys the token and the feed and owns both. */
     signerId: z.string().regex(/^[a-z0-9-]+$/, "must match [a-z0-9-]+"),
     /** The PriceResolver the feed's staleness bound is installed on (owned by `signerId`). */
-    resolver: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address"),
+    // Kept as written (the configuration reads back verbatim); asset creation builds the ChainAddress.
+    resolver: addressTextSchema(),
     /** How old the feed's latest observation may be, in seconds. */
     stalenessSeconds: intRange(1, 31_536_000),
     /** Decimals of the token's amounts. Default 18. */

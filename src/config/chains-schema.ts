@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { chainAddressSchema } from "../values/address.js";
 
 /**
  * The `chains` and `signers` keys (docs/chains.md): every chain Tenor writes to, and the signers
@@ -6,7 +7,6 @@ import { z } from "zod";
  * `key = value: rule`.
  */
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const WEI_INTEGER = /^(0|[1-9][0-9]*)$/;
 
 const intRange = (min: number, max: number) =>
@@ -39,7 +39,7 @@ export const chainSchema = z
       .strict()
       .default({}),
     /** The EntryPoint as configured: the contract itself or a reference contract pointing to it. */
-    entryPoint: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address").optional(),
+    entryPoint: chainAddressSchema().optional(),
     fees: z
       .object({
         /** Replacement fee increase, percent of both EIP-1559 fields; nodes refuse less than 12.5. */
@@ -84,7 +84,7 @@ export const signerSchema = z.discriminatedUnion(
         ...signerBase,
         kind: z.literal("custody"),
         /** The address the provider signs for; Tenor never allocates its nonces. */
-        address: z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address"),
+        address: chainAddressSchema(),
         baseUrl: z.string().refine((v) => /^https?:\/\/[^\s]+$/.test(v), "must be an http(s):// URL"),
         apiKey: secretSourceSchema,
         /** One provider call's deadline, in ms. */

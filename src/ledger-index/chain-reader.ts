@@ -1,5 +1,6 @@
-import type { Address, Hex, PublicClient } from "viem";
+import type { Hex, PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
+import { chainAddress } from "../values/address.js";
 import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
 import type { LedgerScopeKind } from "./ledger-scope.js";
 import type { LedgerBlock } from "./store/chain-checkpoint.js";
@@ -67,7 +68,7 @@ export class ChainReader {
     const addresses = [...new Set(targets.map((t) => t.address))];
     if (addresses.length === 0 || events.length === 0) return toLedgerLogs([]);
     const raw = await this.client.getLogs({
-      address: addresses as Address[],
+      address: addresses.map((address) => chainAddress(address, "address")),
       events,
       fromBlock: from,
       toBlock: to,

@@ -1,4 +1,5 @@
 import { type AbiEvent, type Hex, parseAbiItem } from "viem";
+import { addressText } from "../values/address.js";
 import type { LedgerScopeKind } from "./ledger-scope.js";
 import type { LedgerLogs, LogOrigin } from "./store/domain-logs.js";
 
@@ -49,7 +50,8 @@ export interface RawLedgerLog {
   transactionHash: Hex;
 }
 
-const lower = (value: unknown) => (value as string).toLowerCase();
+/** Addresses enter the Ledger Index as lowercase text, the form its tables key on. */
+const lower = (value: unknown) => addressText(value as string);
 
 /**
  * Sorts decoded logs into the lists the store takes, each in (blockNumber, logIndex) order.
@@ -69,7 +71,7 @@ export function toLedgerLogs(raw: readonly RawLedgerLog[]): LedgerLogs {
       txHash: log.transactionHash,
     };
     const a = log.args;
-    const emitter = log.address.toLowerCase();
+    const emitter = addressText(log.address);
     switch (log.eventName as EventName) {
       case "Transfer":
         out.transfers.push({

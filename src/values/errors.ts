@@ -27,6 +27,8 @@ export const ValueErrorCode = {
   OUT_OF_RANGE: "VALUE_OUT_OF_RANGE",
   /** A chain input is not a hex quantity or a 32-byte ABI word. */
   INVALID_HEX: "VALUE_INVALID_HEX",
+  /** Text is not a 0x-prefixed 20-byte address. */
+  INVALID_ADDRESS: "VALUE_INVALID_ADDRESS",
   /** A JavaScript value of the wrong type (for example a `number` where a bigint is required). */
   WRONG_TYPE: "VALUE_WRONG_TYPE",
   /** An asset descriptor is malformed (id grammar, decimals outside 0..36). */

@@ -4,6 +4,20 @@
  * the codecs and formatters of this folder only.
  */
 export {
+  ADDRESS_MESSAGE,
+  addressKey,
+  addressText,
+  addressTextSchema,
+  type ChainAddress,
+  chainAddress,
+  chainAddressSchema,
+  fromChecksummed,
+  hexData,
+  isAddressText,
+  optionalChainAddress,
+  sameAddress,
+} from "./address.js";
+export {
   ALLOCATION_ROUNDING_MODES,
   type Allocation,
   type AllocationRounding,

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from "pg";
 import { TenorError } from "../../../src/errors/tenor-error.js";
 import { withTransaction } from "../../../src/store/with-transaction.js";
+import { addressKey } from "../../../src/values/index.js";
 import { ORGANISATION_ERRORS } from "../errors.js";
 import type {
   AbandonedDeployment,
@@ -201,7 +202,7 @@ function toRow(r: Record<string, string | number | null>): OrganisationSystemRow
 }
 
 function normalise(address: string): string {
-  const lower = address.toLowerCase();
+  const lower = addressKey(address);
   if (!ADDRESS.test(lower)) invalid("address", address, "must be 0x + 40 hex digits");
   return lower;
 }

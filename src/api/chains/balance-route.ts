@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import type { z } from "zod";
+import { addressText } from "../../values/address.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
@@ -21,8 +22,8 @@ export function readTokenBalance(deps: ApiDeps) {
     const read = await reads.erc20Balance(chainId, address, holder, tracked.removedHeight);
     const body: z.infer<typeof TokenBalanceResource> = {
       chainId,
-      token: address.toLowerCase(),
-      holder: holder.toLowerCase(),
+      token: addressText(address),
+      holder: addressText(holder),
       ...read,
       tracking: trackingOf(tracked),
     };

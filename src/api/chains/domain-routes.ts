@@ -2,6 +2,7 @@ import type { Request, Response } from "express";
 import type { z } from "zod";
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
+import { addressText } from "../../values/address.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
@@ -36,8 +37,8 @@ export function ledgerDomainRoutes(deps: ApiDeps) {
     if (!feed)
       throw new TenorError(
         LEDGER_INDEX_ERRORS.LEDGER_NOT_INDEXED,
-        `price feed ${address.toLowerCase()} on chain ${chainId}: its FeedCreated log is not indexed yet`,
-        { retryable: true, details: { chainId, address: address.toLowerCase() } },
+        `price feed ${addressText(address)} on chain ${chainId}: its FeedCreated log is not indexed yet`,
+        { retryable: true, details: { chainId, address: addressText(address) } },
       );
     const body: z.infer<typeof PriceFeedResource> = {
       chainId,
@@ -55,8 +56,8 @@ export function ledgerDomainRoutes(deps: ApiDeps) {
     if (!status)
       throw new TenorError(
         LEDGER_INDEX_ERRORS.LEDGER_SCOPE_NOT_FOUND,
-        `asset ${asset.toLowerCase()} is named by none of this organisation's tracked price feeds or resolvers on chain ${chainId}`,
-        { details: { chainId, asset: asset.toLowerCase() } },
+        `asset ${addressText(asset)} is named by none of this organisation's tracked price feeds or resolvers on chain ${chainId}`,
+        { details: { chainId, asset: addressText(asset) } },
       );
     const body: z.infer<typeof AssetStatusResource> = {
       chainId,
@@ -77,7 +78,7 @@ export function ledgerDomainRoutes(deps: ApiDeps) {
     });
     const body: z.infer<typeof SystemSettingsResource> = {
       chainId,
-      contract: address.toLowerCase(),
+      contract: addressText(address),
       settings: await reads.settings(chainId, address, row.removedHeight),
       asOfBlock: row.removedHeight?.toString() ?? (await indexed(chainId)),
       tracking: trackingOf(row),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TransactionRequest } from "../../chain/lifecycle/transaction-schemas.js";
+import { addressTextSchema } from "../../values/address.js";
 import { chainIdParameter } from "../query-params.js";
 
 /** `/v1/chains/{chainId}/...`: an EIP-155 chain id. */
@@ -25,7 +26,7 @@ export const TransactionBody = TransactionRequest.omit({ chainId: true })
   })
   .meta({ id: "ChainTransactionRequest" });
 
-const ADDRESS = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address");
+const ADDRESS = addressTextSchema();
 
 /** `/v1/chains/{chainId}/tokens/{address}/balances/{holder}`. */
 export const TokenBalanceParams = ChainIdParams.extend({ address: ADDRESS, holder: ADDRESS });

@@ -47,7 +47,7 @@ export async function waitForInclusion(
     timedOut: false,
     hash: result.payload.hash,
     blockNumber: result.payload.blockNumber,
-    blockHash: result.payload.blockHash as `0x${string}`,
+    blockHash: result.payload.blockHash,
   };
 }
 

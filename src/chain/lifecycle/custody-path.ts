@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { ChainRef } from "../../values/index.js";
+import { type ChainRef, chainAddress } from "../../values/index.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import type { CustodyIntent, CustodySigner, CustodyState } from "../signers/signer.js";
 import { chainAccessService } from "./chain-access.js";
@@ -45,7 +45,7 @@ export async function runCustodyIntent(
     const intent: CustodyIntent = {
       externalId: resubmission === 0 ? ctx.executionId : `${ctx.executionId}:r${resubmission}`,
       chainId: input.chainId,
-      to: input.to as Address,
+      to: chainAddress(input.to, "to"),
       data,
       valueWei: valueWei(chain, parseValue(chain, input.valueWei)).toString(),
     };

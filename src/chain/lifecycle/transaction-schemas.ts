@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { addressTextSchema } from "../../values/address.js";
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HEX = /^0x([0-9a-fA-F]{2})*$/;
 const HASH = /^0x[0-9a-fA-F]{64}$/;
 /** A decimal integer string (the API's wei grammar): no sign, no leading zeros, no exponent. */
@@ -21,7 +21,8 @@ function boundedInteger(what: string, max: bigint, bound: string) {
     );
 }
 
-export const address = z.string().regex(ADDRESS, "must be a 0x-prefixed 20-byte address");
+/** Address text as the caller wrote it: the lifecycle's input is journalled verbatim. */
+export const address = addressTextSchema();
 export const txHash = z
   .string()
   .regex(HASH, "must be a 0x-prefixed 32-byte hash") as z.ZodType<`0x${string}`>;

@@ -5,7 +5,7 @@ import { BusinessError } from "../../engine/errors.js";
 import type { ServiceLookup } from "../../engine/services.js";
 import { defineWorkflow } from "../../engine/workflow.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { type ChainRef, defineChain } from "../../values/index.js";
+import { type ChainAddress, type ChainRef, chainAddress, defineChain } from "../../values/index.js";
 import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
@@ -113,8 +113,9 @@ async function runTransaction(
   const suffix = attributionSuffix(input.attribution);
   if (input.account) return runUserOperation(ctx, input, chain, plan, suffix);
   const data = withAttribution(input.data as Hex, suffix);
-  if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, plan.from as Address, data);
-  return runLocalTransaction(ctx, input, chain, plan.from as Address, data);
+  const from = chainAddress(plan.from, "plan.from");
+  if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, from, data);
+  return runLocalTransaction(ctx, input, chain, from, data);
 }
 
 type Chain = ChainRef<number>;
@@ -138,7 +139,7 @@ async function runUserOperation(
       { signer: input.signerId, verdict: "rejected" },
     );
   }
-  const owner = plan.from as Address;
+  const owner = chainAddress(plan.from, "plan.from");
   const prepared = await prepareUserOperation(ctx, input, chain, owner, suffix, (payer, est) =>
     ensureFunded(ctx, input, chain, payer, est, USER_OPERATION_FUNDING),
   );
@@ -160,17 +161,18 @@ async function runLocalTransaction(
   ctx: WorkflowContext,
   input: TransactionRequest,
   chain: Chain,
-  from: Address,
+  from: ChainAddress,
   data: Hex,
 ): Promise<TransactionResult> {
   const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
+  const to = chainAddress(input.to, "to");
   const value = parseValue(chain, input.valueWei);
   const est = (await ctx.step(
     "estimate",
     () =>
       estimate(node().public, chain, {
         from,
-        to: input.to as Address,
+        to,
         data,
         value: valueWei(chain, value),
         ...(input.gasLimit ? { gasLimit: input.gasLimit } : {}),
@@ -197,7 +199,7 @@ async function runLocalTransaction(
       () =>
         signAttempt(signer(), chain, {
           nonce,
-          to: input.to as Address,
+          to,
           data,
           value: valueWei(chain, value),
           gas: est.gas,
@@ -322,7 +324,7 @@ async function ensureFunded(
       ? {
           kind: "entryPointDeposit" as const,
           entryPoint: await resolvedEntryPoint(ctx, input.chainId),
-          account: input.paymaster as Address,
+          account: chainAddress(input.paymaster, "paymaster"),
         }
       : { kind: "balance" as const, address: from };
     const balance = await payerBalance(node.public, payer);
@@ -366,11 +368,11 @@ async function ensureFunded(
     );
 }
 
-async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Promise<Address> {
+async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Promise<ChainAddress> {
   const node = services.service(chainAccessService).chains.get(chainId);
   if (!node.config.entryPoint)
     throw new TenorError(CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED, `chain ${chainId} has no EntryPoint configured`);
-  return resolveEntryPoint(node.public, node.config.entryPoint as Address);
+  return resolveEntryPoint(node.public, node.config.entryPoint);
 }
 
 /** Nodes lag behind a funding: a refused broadcast is retried a few times before the step suspends. */

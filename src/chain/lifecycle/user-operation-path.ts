@@ -4,7 +4,6 @@ import {
   ContractFunctionRevertedError,
   decodeFunctionData,
   ExecutionRevertedError,
-  getAddress,
   type Hex,
 } from "viem";
 import { z } from "zod";
@@ -12,7 +11,13 @@ import type { WorkflowContext } from "../../engine/context.js";
 import { BusinessError } from "../../engine/errors.js";
 import type { ServiceLookup } from "../../engine/services.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { ChainRef } from "../../values/index.js";
+import {
+  type ChainAddress,
+  type ChainRef,
+  chainAddress,
+  chainAddressSchema,
+  fromChecksummed,
+} from "../../values/index.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { EntryPointDeposits } from "../contracts/artifacts.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
@@ -28,7 +33,8 @@ import {
 } from "../user-operations/user-operation.js";
 import { chainAccessService } from "./chain-access.js";
 import { type Estimate, estimate, estimateSchema, parseValue, toWei, valueWei } from "./node-steps.js";
-import { address, type TransactionRequest, type TransactionResult, txHash } from "./transaction-schemas.js";
+import type { TransactionRequest, TransactionResult } from "./transaction-schemas.js";
+import { txHash } from "./transaction-schemas.js";
 
 /**
  * The UserOperation path of the lifecycle (docs/chains.md, "Account abstraction"): the account's
@@ -40,14 +46,14 @@ import { address, type TransactionRequest, type TransactionResult, txHash } from
 
 /** What the preparation journals: enough to submit and to read the outcome on any replay. */
 const PreparedSchema = z.object({
-  entryPoint: address,
+  entryPoint: chainAddressSchema(),
   userOpHash: txHash,
   handleOps: z.string() as z.ZodType<Hex>,
   gasLimit: z.string(),
 });
 export type PreparedUserOperation = z.infer<typeof PreparedSchema>;
 
-const EntryPointSchema = z.object({ configured: address, resolved: address });
+const EntryPointSchema = z.object({ configured: chainAddressSchema(), resolved: chainAddressSchema() });
 
 /** Checks a funding destination like the plain path, under its own step and signal names. */
 export type FundingCheck = (payer: Address, est: Estimate) => Promise<void>;
@@ -63,15 +69,15 @@ export async function prepareUserOperation(
   ensureFunded: FundingCheck,
 ): Promise<PreparedUserOperation> {
   const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
-  const account = getAddress(input.account as Address);
-  const paymaster = input.paymaster ? getAddress(input.paymaster) : undefined;
+  const account = chainAddress(input.account, "account");
+  const paymaster = input.paymaster ? chainAddress(input.paymaster, "paymaster") : undefined;
   // Resolved once and recorded: a replay (or a reference re-pointed later) keeps this address.
   const entryPoint = await ctx.step("userop.entryPoint", () => resolveConfigured(ctx, input.chainId), {
     schema: EntryPointSchema,
   });
   const callData = accountCallData(
     {
-      to: input.to as Address,
+      to: chainAddress(input.to, "to"),
       value: valueWei(chain, parseValue(chain, input.valueWei)),
       data: input.data as Hex,
     },
@@ -81,7 +87,7 @@ export async function prepareUserOperation(
     "userop.estimate",
     () =>
       estimate(node().public, chain, {
-        from: entryPoint.resolved as Address,
+        from: entryPoint.resolved,
         to: account,
         data: callData,
         value: 0n,
@@ -111,7 +117,7 @@ export async function prepareUserOperation(
   const nonce = await ctx.step("userop.nonce", async () =>
     (
       await node().public.readContract({
-        address: entryPoint.resolved as Address,
+        address: entryPoint.resolved,
         abi: EntryPointDeposits.abi,
         functionName: "getNonce",
         args: [account, userOperationNonceKey(ctx.executionId)],
@@ -122,17 +128,22 @@ export async function prepareUserOperation(
     "userop.sign",
     async () => {
       const op = buildUserOperation({ ...plan, nonce: BigInt(nonce) });
-      const userOpHash = hashUserOperation(op, entryPoint.resolved as Address, input.chainId);
+      const userOpHash = hashUserOperation(op, entryPoint.resolved, input.chainId);
       const signer = ctx
         .service(chainAccessService)
         .signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
       const signature = await signer.signUserOperationHash(userOpHash);
       const call = handleOpsCall({ ...op, signature }, owner, {
-        named: entryPoint.resolved as Address,
-        resolved: entryPoint.resolved as Address,
-        configured: entryPoint.configured as Address,
+        named: entryPoint.resolved,
+        resolved: entryPoint.resolved,
+        configured: entryPoint.configured,
       });
-      return { entryPoint: call.to, userOpHash, handleOps: call.data, gasLimit: call.gasLimit.toString() };
+      return {
+        entryPoint: fromChecksummed(call.to),
+        userOpHash,
+        handleOps: call.data,
+        gasLimit: call.gasLimit.toString(),
+      };
     },
     { schema: PreparedSchema },
   );
@@ -168,7 +179,7 @@ async function simulateHandleOps(
       .chains.get(chainId)
       .public.simulateContract({
         account: bundler,
-        address: prepared.entryPoint as Address,
+        address: prepared.entryPoint,
         abi: EntryPointDeposits.abi,
         functionName: "handleOps",
         args: args as never,
@@ -208,7 +219,7 @@ export async function settleUserOperation(
       .service(chainAccessService)
       .chains.get(input.chainId)
       .public.getTransactionReceipt({ hash: bundle.hash });
-    const found = findUserOperationOutcome(receipt.logs, prepared.entryPoint as Address, prepared.userOpHash);
+    const found = findUserOperationOutcome(receipt.logs, prepared.entryPoint, prepared.userOpHash);
     if (!found) {
       throw new TenorError(
         CHAIN_ERRORS.USER_OPERATION_REFUSED,
@@ -245,9 +256,9 @@ export async function settleUserOperation(
 async function resolveConfigured(
   services: ServiceLookup,
   chainId: number,
-): Promise<{ configured: Address; resolved: Address }> {
+): Promise<{ configured: ChainAddress; resolved: ChainAddress }> {
   const node = services.service(chainAccessService).chains.get(chainId);
-  const configured = node.config.entryPoint as Address | undefined;
+  const configured = node.config.entryPoint;
   if (!configured) {
     throw new TenorError(
       CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED,
@@ -255,5 +266,5 @@ async function resolveConfigured(
       { details: { chainId } },
     );
   }
-  return { configured: getAddress(configured), resolved: await resolveEntryPoint(node.public, configured) };
+  return { configured, resolved: await resolveEntryPoint(node.public, configured) };
 }

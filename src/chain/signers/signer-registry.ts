@@ -2,6 +2,7 @@ import type { TenorConfig } from "../../config/schema.js";
 import type { SecretReadOptions } from "../../config/secret.js";
 import { readSecret } from "../../config/secret.js";
 import { TenorError } from "../../errors/tenor-error.js";
+import { sameAddress } from "../../values/address.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { createCustodyHttpSigner } from "./custody-http-signer.js";
 import { createLocalKeySigner } from "./local-key-signer.js";
@@ -30,7 +31,7 @@ export class SignerRegistry {
           : createCustodyHttpSigner({
               id: s.id,
               orgId: s.orgId,
-              address: s.address as `0x${string}`,
+              address: s.address,
               baseUrl: s.baseUrl,
               apiKey: readSecret(`signers.${index}.apiKey`, s.apiKey, secrets),
               requestTimeoutMs: s.requestTimeoutMs,
@@ -54,9 +55,8 @@ export class SignerRegistry {
 
   /** The local-key signer holding `address` (any organisation's): who can sign a nonce-gap fill. */
   localByAddress(address: string): LocalKeySigner | undefined {
-    const wanted = address.toLowerCase();
     for (const signer of this.byId.values()) {
-      if (signer.kind === "local" && signer.address.toLowerCase() === wanted) return signer;
+      if (signer.kind === "local" && sameAddress(signer.address, address)) return signer;
     }
     return undefined;
   }

@@ -1,15 +1,16 @@
 import type { Pool } from "pg";
+import type { Hex } from "viem";
+import { addressKey, type ChainAddress, chainAddress, hexData } from "../../values/address.js";
 
 /** A nonce reserved for an execution that failed, with the fill recorded for it so far (if any). */
 export interface NonceGap {
   chainId: number;
-  /** Lowercase 0x-prefixed address. */
-  sender: string;
+  sender: ChainAddress;
   nonce: number;
   /** The failed execution whose reservation holds the nonce. */
   commandId: string;
   /** The self-transfer signed for it earlier, when one was. */
-  fill?: { raw: `0x${string}`; hash: `0x${string}` };
+  fill?: { raw: Hex; hash: Hex };
 }
 
 /**
@@ -53,10 +54,14 @@ export async function listOpenNonceGaps(pool: Pool, workflow: string, limit: num
   }>(OPEN_GAPS_SQL, [workflow, limit]);
   return rows.map((r) => ({
     chainId: Number(r.chain_id),
-    sender: r.sender,
+    sender: chainAddress(r.sender, "nonce_reservations.sender"),
     nonce: Number(r.nonce),
     commandId: r.command_id,
-    ...(r.raw && r.hash ? { fill: { raw: r.raw as `0x${string}`, hash: r.hash as `0x${string}` } } : {}),
+    ...(r.raw && r.hash
+      ? {
+          fill: { raw: hexData(r.raw, "nonce_gap_fills.raw"), hash: hexData(r.hash, "nonce_gap_fills.hash") },
+        }
+      : {}),
   }));
 }
 
@@ -67,11 +72,11 @@ export async function listOpenNonceGaps(pool: Pool, workflow: string, limit: num
 export async function recordNonceGapFill(
   pool: Pool,
   gap: NonceGap,
-  fill: { raw: `0x${string}`; hash: `0x${string}` },
-): Promise<{ raw: `0x${string}`; hash: `0x${string}` }> {
+  fill: { raw: Hex; hash: Hex },
+): Promise<{ raw: Hex; hash: Hex }> {
   const inserted = await pool.query<{ raw: string; hash: string }>(RECORD_FILL_SQL, [
     gap.chainId,
-    gap.sender,
+    addressKey(gap.sender),
     gap.nonce,
     gap.commandId,
     fill.raw,
@@ -84,18 +89,20 @@ export async function recordNonceGapFill(
     (
       await pool.query<{ raw: string | null; hash: string | null }>(FILL_SQL, [
         gap.chainId,
-        gap.sender,
+        addressKey(gap.sender),
         gap.nonce,
       ])
     ).rows[0];
   if (!kept?.raw || !kept.hash) {
-    throw new Error(`nonce gap ${gap.chainId}:${gap.sender}:${gap.nonce} is settled or has no signed fill`);
+    throw new Error(
+      `nonce gap ${gap.chainId}:${addressKey(gap.sender)}:${gap.nonce} is settled or has no signed fill`,
+    );
   }
-  return { raw: kept.raw as `0x${string}`, hash: kept.hash as `0x${string}` };
+  return { raw: hexData(kept.raw, "nonce_gap_fills.raw"), hash: hexData(kept.hash, "nonce_gap_fills.hash") };
 }
 
 export async function settleNonceGap(pool: Pool, gap: NonceGap): Promise<void> {
-  await pool.query(SETTLE_SQL, [gap.chainId, gap.sender, gap.nonce, gap.commandId]);
+  await pool.query(SETTLE_SQL, [gap.chainId, addressKey(gap.sender), gap.nonce, gap.commandId]);
 }
 
 /** The recorded fills of one sender on one chain (tests and the operator). */
@@ -107,7 +114,7 @@ export async function nonceGapFills(
   const { rows } = await pool.query<{ nonce: string; hash: string | null; settled: boolean }>(
     `SELECT nonce::text AS nonce, hash, settled_at IS NOT NULL AS settled FROM nonce_gap_fills
      WHERE chain_id = $1::bigint AND sender = $2 ORDER BY nonce`,
-    [chainId, sender.toLowerCase()],
+    [chainId, addressKey(sender)],
   );
   return rows.map((r) => ({ nonce: Number(r.nonce), hash: r.hash, settled: r.settled }));
 }

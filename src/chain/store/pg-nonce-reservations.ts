@@ -1,4 +1,5 @@
 import type { QueryResult, QueryResultRow } from "pg";
+import { addressKey } from "../../values/address.js";
 
 /** Where the statements run: a pool, a client, or the context of an entity command (`ctx.query`). */
 export interface StatementRunner {
@@ -35,7 +36,7 @@ export const RESERVE_NONCE_SQL = `
 const RESERVED_SQL = "SELECT nonce::text AS nonce FROM nonce_reservations WHERE command_id = $1";
 
 export async function reserveNonce(db: StatementRunner, request: NonceRequest): Promise<number> {
-  const sender = request.sender.toLowerCase();
+  const sender = addressKey(request.sender);
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const existing = await db.query<{ nonce: string }>(RESERVED_SQL, [request.commandId]);
     if (existing.rows[0]) return Number(existing.rows[0].nonce);

@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { addressKey } from "../../values/address.js";
 import type {
   AssetStatusRead,
   LedgerDomainReads,
@@ -28,7 +29,7 @@ export class PgLedgerDomainReads implements LedgerDomainReads {
          ORDER BY o.block_number DESC, o.log_index DESC LIMIT 1) o ON true
        WHERE f.chain_id = $1 AND f.feed = $2 AND ($3::bigint IS NULL OR f.block_number <= $3)
        ORDER BY f.block_number, f.log_index LIMIT 1`,
-      [chainId, feed.toLowerCase(), throughBlock?.toString() ?? null],
+      [chainId, addressKey(feed), throughBlock?.toString() ?? null],
     );
     const r = rows[0];
     if (!r) return null;
@@ -64,7 +65,7 @@ export class PgLedgerDomainReads implements LedgerDomainReads {
        FROM ledger_price_observations
        WHERE chain_id = $1 AND feed = $2 AND ($3::bigint IS NULL OR block_number <= $3)
        ORDER BY block_number DESC, log_index DESC LIMIT $4`,
-      [chainId, feed.toLowerCase(), throughBlock?.toString() ?? null, limit],
+      [chainId, addressKey(feed), throughBlock?.toString() ?? null, limit],
     );
     return rows.map((r) => ({
       roundId: r.round_id,
@@ -81,7 +82,7 @@ export class PgLedgerDomainReads implements LedgerDomainReads {
    * live feed of the organisation names the asset; null when neither knows it.
    */
   async assetStatus(chainId: number, orgId: string, asset: string): Promise<AssetStatusRead | null> {
-    const a = asset.toLowerCase();
+    const a = addressKey(asset);
     const { rows } = await this.pool.query(
       `WITH bounds AS (
          SELECT b.* FROM ledger_staleness_bounds b
@@ -118,7 +119,7 @@ export class PgLedgerDomainReads implements LedgerDomainReads {
        FROM ledger_setting_changes
        WHERE chain_id = $1 AND contract = $2 AND ($3::bigint IS NULL OR block_number <= $3)
        ORDER BY key, block_number DESC, log_index DESC`,
-      [chainId, contract.toLowerCase(), throughBlock?.toString() ?? null],
+      [chainId, addressKey(contract), throughBlock?.toString() ?? null],
     );
     return rows.map((r) => ({ key: r.key, value: r.value, blockNumber: r.height }));
   }

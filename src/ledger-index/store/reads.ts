@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { addressKey } from "../../values/address.js";
 import type { Erc20BalanceRead, LedgerChainHealth, LedgerReads } from "../ledger-reads.js";
 
 /** Fully indexed height of the `ledger_chains c` row (see indexedHeight). */
@@ -34,8 +35,8 @@ export class PgLedgerReads implements LedgerReads {
     holder: string,
     throughBlock: bigint | null,
   ): Promise<Erc20BalanceRead> {
-    const t = token.toLowerCase();
-    const h = holder.toLowerCase();
+    const t = addressKey(token);
+    const h = addressKey(holder);
     if (throughBlock === null) {
       const { rows } = await this.pool.query(
         `SELECT (SELECT balance::text FROM ledger_erc20_balances WHERE chain_id = $1 AND token = $2 AND holder = $3) AS balance,

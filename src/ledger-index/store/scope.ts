@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { withTransaction } from "../../store/with-transaction.js";
+import { addressKey } from "../../values/address.js";
 import {
   LEDGER_SCOPE_KINDS,
   type LedgerScopeKind,
@@ -91,7 +92,7 @@ function toRow(r: Record<string, string | number | null>): ScopeRow {
 }
 
 function normalise(address: string): string {
-  const lower = address.toLowerCase();
+  const lower = addressKey(address);
   if (!ADDRESS.test(lower))
     throw new TenorError(
       LEDGER_INDEX_ERRORS.LEDGER_SCOPE_INVALID,

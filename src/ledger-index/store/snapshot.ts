@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { addressKey } from "../../values/address.js";
 
 /** One holder's balance at the snapshot height, in the token's base units (decimal string). */
 export interface SnapshotHolder {
@@ -36,7 +37,7 @@ export class PgLedgerSnapshot {
     token: string;
     height: bigint;
   }): Promise<HolderSnapshotRead> {
-    const token = query.token.toLowerCase();
+    const token = addressKey(query.token);
     const height = query.height.toString();
     const scope = await this.pool.query(
       `SELECT 1 FROM ledger_scope
