@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { deployContract, writeContract } from "../../flows/support/chain-writes.js";
 import { TestToken } from "../../src/chain/contracts/artifacts.js";
+import { chainAccessService } from "../../src/chain/lifecycle/chain-access.js";
 import { defineWorkflow } from "../../src/engine/workflow.js";
 import { type ChainWorld, startChainWorld } from "../chain/support/chain-world.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
@@ -12,6 +13,8 @@ import { ANVIL_KEYS } from "../support/anvil.js";
 const deployAndMint = defineWorkflow({
   name: "test.deploy-and-mint",
   version: 1,
+  // deployContract looks for the contract's code first, through the chain access.
+  services: [chainAccessService],
   input: z.object({ chainId: z.number(), salt: z.string(), holder: z.string() }),
   output: z.object({ token: z.string(), sent: z.boolean(), orgId: z.string() }),
   async run(ctx, input) {
