@@ -2,14 +2,13 @@ import request from "supertest";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { TransactionRequestV1 } from "../../src/chain/lifecycle/transaction-schemas.js";
 import { chainTransactionV1 } from "../../src/chain/lifecycle/transaction-workflow.js";
 import { UNKNOWN_FIELD_RULE } from "../../src/engine/input-issues.js";
 import type { createPlatformApi } from "../../src/roles/platform-api.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
 import { newExecution } from "../support/new-execution.js";
-import { type ChainWorld, chainWorldApi, startChainWorld } from "./support/chain-world.js";
+import { type ChainWorld, chainWorldApi, integratorKeys, startChainWorld } from "./support/chain-world.js";
 
 /**
  * `chain.transaction` versions (docs/chains.md, "The lifecycle"): version 2 takes the organisation
@@ -30,10 +29,7 @@ beforeAll(async () => {
     signers: { "globex-hot": { key: 5, orgId: "globex" } },
   });
   api = chainWorldApi(world);
-  const key = async (orgId: string) =>
-    (await issueApiKey(api.keys, { orgId, role: "integrator", name: orgId, subject: `ops@${orgId}` })).key;
-  acmeKey = await key("acme");
-  globexKey = await key("globex");
+  ({ acme: acmeKey, globex: globexKey } = await integratorKeys(api));
 });
 afterAll(async () => {
   await api?.close();

@@ -1,10 +1,9 @@
 import request from "supertest";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueApiKey } from "../../src/api/auth/api-key.js";
 import type { createPlatformApi } from "../../src/roles/platform-api.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
-import { type ChainWorld, chainWorldApi, startChainWorld } from "./support/chain-world.js";
+import { type ChainWorld, chainWorldApi, integratorKeys, startChainWorld } from "./support/chain-world.js";
 
 /** `POST /v1/chains/{chainId}/transactions` end to end: the Platform API, the lifecycle, a real anvil. */
 
@@ -17,17 +16,7 @@ const recipient = privateKeyToAccount(ANVIL_KEYS[3]).address;
 beforeAll(async () => {
   world = await startChainWorld({ file: import.meta.url });
   api = chainWorldApi(world);
-  acmeKey = (
-    await issueApiKey(api.keys, { orgId: "acme", role: "integrator", name: "acme", subject: "ops@acme" })
-  ).key;
-  otherKey = (
-    await issueApiKey(api.keys, {
-      orgId: "globex",
-      role: "integrator",
-      name: "globex",
-      subject: "ops@globex",
-    })
-  ).key;
+  ({ acme: acmeKey, globex: otherKey } = await integratorKeys(api));
 });
 afterAll(async () => {
   await api?.close();

@@ -1,9 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import type { Redis } from "ioredis";
-import { stringify } from "yaml";
 import type { ExecutionClient, ExecutionView } from "../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../src/engine/registry.js";
 import { createLogger } from "../../src/observability/logger.js";
@@ -11,9 +8,10 @@ import { createExecutionClient } from "../../src/roles/create-execution-client.j
 import type { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { PgApprovals } from "../../src/store/pg-approvals.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { writeTestConfig } from "../support/config-file.js";
+import type { TestDatabase } from "../support/database.js";
 import { spawnProcess, type TestProcess } from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
+import { createTestStores } from "../support/test-stores.js";
 import type { Arming, PointRecord } from "./interposer.js";
 import { SHAPE_WORKFLOWS, STEP_RUNS_TABLE } from "./shapes.js";
 
@@ -76,20 +74,17 @@ export interface ExplorerWorld {
 }
 
 export async function createExplorerWorld(testFile: string): Promise<ExplorerWorld> {
-  const db = await createTestDatabase();
+  const stores = await createTestStores(testFile);
+  const { db } = stores;
   await db.pool.query(STEP_RUNS_TABLE);
   await db.pool.query(FAULTS_TABLE);
-  const prefix = testRedisPrefix(testFile);
-  const url = redisUrl();
-  const redis: Redis = createRedisConnection(url, "producer");
+  const redis: Redis = createRedisConnection(stores.redisUrl, "producer");
   redis.on("error", () => undefined);
-  const configDir = mkdtempSync(path.join(tmpdir(), "tenor-fault-points-"));
-  const configFile = path.join(configDir, "config.yaml");
-  writeFileSync(configFile, stringify({ durable: DURABLE }));
+  const config = writeTestConfig("fault-points", { durable: DURABLE });
   const { client, queue, close } = createExecutionClient({
     pool: db.pool,
     redis,
-    prefix,
+    prefix: stores.prefix,
     registry: new WorkflowRegistry(SHAPE_WORKFLOWS),
     logger: createLogger({ level: "error" }),
   });
@@ -106,12 +101,7 @@ export async function createExplorerWorld(testFile: string): Promise<ExplorerWor
       ["--import", "tsx", "test/fixtures/fault-points-runner.ts"],
       {
         ipc: true,
-        env: {
-          DATABASE_URL: db.url,
-          REDIS_URL: url,
-          TENOR_REDIS_PREFIX: prefix,
-          TENOR_CONFIG: configFile,
-        },
+        env: { ...stores.env, TENOR_CONFIG: config.file },
       },
     );
     await child.waitFor(/\{"ready":true/, 60_000);
@@ -157,10 +147,9 @@ export async function createExplorerWorld(testFile: string): Promise<ExplorerWor
     async close() {
       if (current?.process.running()) await current.process.kill();
       await close().catch(() => undefined);
-      await deleteRedisPrefix(prefix, redis).catch(() => 0);
       redis.disconnect();
-      await db.drop();
-      rmSync(configDir, { recursive: true, force: true });
+      await stores.drop();
+      rmSync(config.dir, { recursive: true, force: true });
     },
   };
 }

@@ -11,6 +11,7 @@ import { createPgPool } from "../../src/store/pg-pool.js";
 import { KEYED_SPACES } from "../../src/transport/queue-names.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import type { TestDatabase } from "../support/database.js";
+import { waitUntil } from "../support/processes.js";
 import { createTestStores } from "../support/test-stores.js";
 
 /** Short leases and a fast repair, so a dead runner's commands come back in about a second. */
@@ -89,17 +90,7 @@ export async function createKeyedWorld(
   };
 }
 
-/** Polls until `probe` returns a value other than false; fails naming `what`. */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+/** Polls `probe` every 25 ms until it returns a value other than false; fails naming `what`. */
+export function until<T>(what: string, probe: () => Promise<T | false>, timeoutMs = 20_000): Promise<T> {
+  return waitUntil(what, probe, { timeoutMs, intervalMs: 25 });
 }

@@ -1,10 +1,14 @@
 import request from "supertest";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { PgLedgerScope } from "../../src/ledger-index/store/scope.js";
-import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
+import {
+  type ChainWorld,
+  chainWorldApi,
+  integratorKeys,
+  startChainWorld,
+} from "../chain/support/chain-world.js";
 import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
 import { deployDomain, domainActivity, settingKey } from "./support/domain-contracts.js";
 
@@ -25,9 +29,7 @@ const ASSET = "0x00000000000000000000000000000000000d0d0d" as Address;
 beforeAll(async () => {
   world = await startChainWorld({ file: "ledger-api-reads", chain: { finality: { depth: 1 } } });
   api = chainWorldApi(world);
-  const key = async (orgId: string) =>
-    (await issueApiKey(api.keys, { orgId, role: "integrator", name: orgId, subject: `ops@${orgId}` })).key;
-  [acme, globex] = [await key("acme"), await key("globex")];
+  ({ acme, globex } = await integratorKeys(api));
   indexer = spawnProcess("indexer", "node", ["--import", "tsx", "test/fixtures/ledger-indexer-process.ts"], {
     env: {
       DATABASE_URL: world.engine.db.url,

@@ -1,15 +1,13 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { labelViolations, sampleValue } from "../observability/metric-labels.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { writeTestConfig } from "../support/config-file.js";
+import type { TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
-import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { type RoleProcess, spawnRole } from "../support/role-process.js";
+import { createTestStores, type TestStores } from "../support/test-stores.js";
 import { balancesFromNode, deployToken, dumpIndex, mintSome } from "./support/ledger-world.js";
 
 /**
@@ -18,31 +16,23 @@ import { balancesFromNode, deployToken, dumpIndex, mintSome } from "./support/le
  */
 
 let anvil: Anvil;
+let stores: TestStores;
 let db: TestDatabase;
 let role: RoleProcess;
 let healthPort: number;
-const prefix = testRedisPrefix(import.meta.url);
 
 beforeAll(async () => {
-  [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
-  const dir = mkdtempSync(join(tmpdir(), "tenor-indexer-"));
-  writeFileSync(
-    join(dir, "tenor.yaml"),
-    [
-      "durable:",
-      "  sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 }",
-      "indexer: { pollIntervalMs: 100, batchBlocks: 10, rangeBlocks: 15, leaseMs: 5000 }",
-      "chains:",
-      `  - { id: ${anvil.chainId}, name: anvil, rpcUrls: ["${anvil.url}"], finality: { depth: 3 } }`,
-      "",
-    ].join("\n"),
-  );
+  [anvil, stores] = await Promise.all([startAnvil(), createTestStores(import.meta.url)]);
+  db = stores.db;
+  const config = writeTestConfig("indexer", {
+    durable: { sharding: { shardCount: 4, refreshIntervalMs: 300, livenessWindowMs: 1500 } },
+    indexer: { pollIntervalMs: 100, batchBlocks: 10, rangeBlocks: 15, leaseMs: 5000 },
+    chains: [{ id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], finality: { depth: 3 } }],
+  });
   healthPort = await freePort();
   role = spawnRole({
-    DATABASE_URL: db.url,
-    REDIS_URL: redisUrl(),
-    TENOR_REDIS_PREFIX: prefix,
-    TENOR_CONFIG: join(dir, "tenor.yaml"),
+    ...stores.env,
+    TENOR_CONFIG: config.file,
     TENOR_INDEXER_HEALTH_PORT: String(healthPort),
     DAPI_ROLE: "indexer",
   });
@@ -53,8 +43,7 @@ afterAll(async () => {
   await role?.exited;
   await killAllProcesses();
   await anvil?.stop();
-  await deleteRedisPrefix(prefix).catch(() => undefined);
-  await db?.drop();
+  await stores?.drop();
 });
 
 describe("the indexer role", () => {

@@ -1,11 +1,15 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
 import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { PgLedgerScope } from "../../src/ledger-index/store/scope.js";
 import { ledgerIndexStores } from "../../src/roles/ledger-index-stores.js";
-import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
+import {
+  type ChainWorld,
+  chainWorldApi,
+  integratorKeys,
+  startChainWorld,
+} from "../chain/support/chain-world.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
 import {
   balancesFromNode,
@@ -86,9 +90,7 @@ describe("waitForIndexed in the transaction lifecycle", () => {
 describe("GET /v1/chains/{chainId}/tokens/{address}/balances/{holder}", () => {
   it("answers the key's organisation's tracked tokens from the index, and nothing of others", async () => {
     const api = chainWorldApi(world);
-    const key = async (orgId: string) =>
-      (await issueApiKey(api.keys, { orgId, role: "integrator", name: orgId, subject: `ops@${orgId}` })).key;
-    const [acme, globex] = [await key("acme"), await key("globex")];
+    const { acme, globex } = await integratorKeys(api);
     const { token, block } = await deployToken(world.anvil);
     const scope = new PgLedgerScope(world.engine.pool);
     await scope.add({

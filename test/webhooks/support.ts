@@ -4,6 +4,7 @@ import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import { newWebhookSecret } from "../../src/webhooks/signature.js";
 import { PgWebhooks, type WebhookSubscriptionRecord } from "../../src/webhooks/store/pg-webhooks.js";
 import type { WebhookSettings } from "../../src/webhooks/webhook-dispatcher.js";
+import { waitUntil } from "../support/processes.js";
 
 /** Fast dispatcher settings for tests: short timeout and backoff, loopback receivers allowed. */
 export const TEST_WEBHOOK_SETTINGS: WebhookSettings = {
@@ -89,11 +90,7 @@ export async function setExecution(
   );
 }
 
-/** Polls until `probe` is true; the failure names what it waited for. */
+/** Polls `probe` every 25 ms until it is true; the failure names what it waited for. */
 export async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitUntil(what, probe, { timeoutMs, intervalMs: 25 });
 }

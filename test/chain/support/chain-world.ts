@@ -31,6 +31,7 @@ import { PgLedgerReads } from "../../../src/ledger-index/store/reads.js";
 import { createPlatformApi } from "../../../src/roles/platform-api.js";
 import { applicationRoutes } from "../../../workers/api-routes.js";
 import { ANVIL_KEYS, type Anvil, type AnvilOptions, startAnvil } from "../../support/anvil.js";
+import { issueTestKeys } from "../../support/api-client.js";
 import { type CustodySimulator, startCustodySimulator } from "../../support/custody-simulator.js";
 import {
   type DurableOverrides,
@@ -229,4 +230,15 @@ export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatfo
     health: { draining: false },
     chainIds: [world.anvil.chainId],
   });
+}
+
+/** Integrator keys of `acme` and `globex` on the world's API; each key's person is `ops@<org>`. */
+export async function integratorKeys(
+  api: ReturnType<typeof chainWorldApi>,
+): Promise<{ acme: string; globex: string }> {
+  const { keys } = await issueTestKeys(api.keys, {
+    acme: { org: "acme", role: "integrator", subject: "ops@acme" },
+    globex: { org: "globex", role: "integrator", subject: "ops@globex" },
+  });
+  return keys;
 }
