@@ -218,10 +218,12 @@ export async function startRunnerEngine(options: RunnerEngineOptions): Promise<R
     reportTakeover: (deadRunner, moved) => takeovers.reportReclaimed(deadRunner, moved),
     async stop() {
       await schedules.stop();
-      await keyed.stop();
+      // Turns drain before the keyed workers stop: a turn in flight may be waiting on a keyed
+      // reply (a nonce reservation), which only a running entity worker can give it.
       await worker.close();
-      await takeovers.stop();
       await Promise.all(activityWorkers.map((w) => w.close()));
+      await keyed.stop();
+      await takeovers.stop();
       await queue.close();
       await gauges?.close();
     },
