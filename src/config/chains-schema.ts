@@ -100,7 +100,9 @@ export const signerSchema = z.discriminatedUnion(
 
 export const chainsSchema = z
   .array(chainSchema, "must be a list of chains")
-  .default([])
+  // A prefault (an input parsed like any other) rather than a default: the chains hold address
+  // codecs, and the values schema, generated from the input side, shows only input defaults.
+  .prefault([])
   .superRefine((chains, ctx) => {
     const seen = new Set<number>();
     chains.forEach((chain, index) => {
@@ -117,7 +119,7 @@ export const chainsSchema = z
 
 export const signersSchema = z
   .array(signerSchema, "must be a list of signers")
-  .default([])
+  .prefault([])
   .superRefine((signers, ctx) => {
     const seen = new Set<string>();
     signers.forEach((signer, index) => {
