@@ -7,6 +7,7 @@ import { issueApiKey } from "../../src/api/auth/api-key.js";
 import { PgApiKeys } from "../../src/store/pg-api-keys.js";
 import { startHeldRun } from "../cli/support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "../cli/support/roles-harness.js";
+import { waitUntil } from "../support/processes.js";
 import { eventually } from "../support/role-process.js";
 
 /**
@@ -41,8 +42,18 @@ async function screenshot(page: Page, name: string): Promise<void> {
   expect(bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
 }
 
+/**
+ * Opens a console page once the api would take it. Chromium's full-page screenshots starve the
+ * api process on a small machine; its event-loop lag then makes admission refuse the next request
+ * (503 OVERLOADED) and /readyz report it, so the page waits, as a load balancer would, for /readyz.
+ */
+async function visit(page: Page, url: string): Promise<void> {
+  await waitUntil("the api ready to take a request", async () => (await fetch(`${h.base}/readyz`)).ok);
+  await page.goto(url);
+}
+
 async function signIn(page: Page, key: string): Promise<void> {
-  await page.goto(`${h.base}/console`);
+  await visit(page, `${h.base}/console`);
   expect(new URL(page.url()).pathname).toBe("/console/sign-in");
   await page.fill("#key", key);
   await Promise.all([page.waitForURL(`${h.base}/console`), page.click("button[type=submit]")]);
@@ -76,13 +87,13 @@ describe("the web console in a browser", () => {
     await screenshot(page, "list");
 
     // Filters work like the API's. A fresh load first: the list reloads itself every 5 s.
-    await page.goto(`${h.base}/console`);
+    await visit(page, `${h.base}/console`);
     await page.selectOption("#status", "failed");
     await Promise.all([page.waitForURL(/status=failed/), page.click("text=Filter")]);
     expect(await page.getByRole("link", { name: waiting }).count()).toBe(0);
     expect(await page.getByRole("link", { name: failed }).count()).toBe(1);
 
-    await page.goto(`${h.base}/console/executions/${failed}`);
+    await visit(page, `${h.base}/console/executions/${failed}`);
     const failure = page.getByRole("region", { name: "Failure" });
     expect(await failure.textContent()).toContain("Failure: APPROVAL_EXPIRED");
     expect(await failure.textContent()).toContain("no approval for LATE within 1s");
@@ -91,7 +102,7 @@ describe("the web console in a browser", () => {
     );
     await screenshot(page, "failed");
 
-    await page.goto(`${h.base}/console/executions/${waiting}`);
+    await visit(page, `${h.base}/console/executions/${waiting}`);
     expect(await page.getByRole("region", { name: "Waiting for" }).textContent()).toMatch(
       /approval issue until \d{4}-/,
     );
@@ -130,7 +141,7 @@ describe("the web console in a browser", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, h.keys.operator);
-    await page.goto(`${h.base}/console/executions/${id}`);
+    await visit(page, `${h.base}/console/executions/${id}`);
     const held = page.getByRole("region", { name: "Held" });
     expect(await held.textContent()).toContain("Held: WORKFLOW_VERSION_UNAVAILABLE");
     expect(await held.textContent()).toContain("version 99 is not registered on this runner");
@@ -146,7 +157,7 @@ describe("the web console in a browser", () => {
       page.waitForURL(`${h.base}/console/sign-in`),
       page.getByRole("button", { name: "Sign out" }).click(),
     ]);
-    await page.goto(`${h.base}/console`);
+    await visit(page, `${h.base}/console`);
     expect(new URL(page.url()).pathname).toBe("/console/sign-in");
     await context.close();
   }, 60_000);
@@ -161,7 +172,7 @@ describe("the web console in a browser", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     await signIn(page, h.keys.integrator);
-    await page.goto(`${h.base}/console/executions/${id}`);
+    await visit(page, `${h.base}/console/executions/${id}`);
     expect(await page.getByRole("button", { name: "Approve" }).count()).toBe(0);
     expect(await page.getByRole("region", { name: "Approvals" }).textContent()).toContain(
       "Only approvers may vote.",
