@@ -222,46 +222,17 @@ export const WEBHOOK_ROUTES: readonly RouteDeclaration[] = [
       };
     },
   }),
-  defineRoute({
-    method: "get",
-    path: "/v1/webhooks/deliveries",
-    permission: "webhooksRead",
-    openapi: {
-      operationId: "listWebhookDeliveries",
-      tags: ["webhooks"],
-      summary: "Deliveries, newest first (filter by subscription and status)",
-      description: rolesNote("webhooksRead"),
-      request: { query: DeliveryQuery },
-      responses: {
-        200: { description: "A page of deliveries.", content: json(DeliveryListSchema) },
-        400: problem("REQUEST_INVALID (field `errors`)."),
-      },
-    },
-    handler: (deps) => {
-      const { store } = webhookParts(deps);
-      return async (req, res) => listDeliveries(store, req, res);
-    },
-  }),
-  defineRoute({
-    method: "get",
-    path: "/v1/webhooks/dead-letters",
-    permission: "webhooksRead",
-    openapi: {
-      operationId: "listWebhookDeadLetters",
-      tags: ["webhooks"],
-      summary: "The dead-letter view: deliveries whose attempts ran out",
-      description: rolesNote("webhooksRead"),
-      request: { query: DeliveryQuery },
-      responses: {
-        200: { description: "A page of deliveries.", content: json(DeliveryListSchema) },
-        400: problem("REQUEST_INVALID (field `errors`)."),
-      },
-    },
-    handler: (deps) => {
-      const { store } = webhookParts(deps);
-      return async (req, res) => listDeliveries(store, req, res, "dead");
-    },
-  }),
+  deliveryListRoute(
+    "/v1/webhooks/deliveries",
+    "listWebhookDeliveries",
+    "Deliveries, newest first (filter by subscription and status)",
+  ),
+  deliveryListRoute(
+    "/v1/webhooks/dead-letters",
+    "listWebhookDeadLetters",
+    "The dead-letter view: deliveries whose attempts ran out",
+    "dead",
+  ),
   defineRoute({
     method: "get",
     path: "/v1/webhooks/deliveries/{id}",
@@ -352,4 +323,33 @@ async function listDeliveries(
   });
   const { page, nextCursor } = pageOf(rows, query.limit);
   res.json({ items: page, nextCursor });
+}
+
+/** A page of deliveries: every one, or only those of one status (the dead-letter view). */
+function deliveryListRoute(
+  path: string,
+  operationId: string,
+  summary: string,
+  status?: Parameters<typeof listDeliveries>[3],
+): RouteDeclaration {
+  return defineRoute({
+    method: "get",
+    path,
+    permission: "webhooksRead",
+    openapi: {
+      operationId,
+      tags: ["webhooks"],
+      summary,
+      description: rolesNote("webhooksRead"),
+      request: { query: DeliveryQuery },
+      responses: {
+        200: { description: "A page of deliveries.", content: json(DeliveryListSchema) },
+        400: problem("REQUEST_INVALID (field `errors`)."),
+      },
+    },
+    handler: (deps) => {
+      const { store } = webhookParts(deps);
+      return async (req, res) => listDeliveries(store, req, res, status);
+    },
+  });
 }
