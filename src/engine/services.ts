@@ -110,7 +110,7 @@ export interface ServiceLookup {
  * (SERVICE_UNAVAILABLE): the execution suspends and resumes on a runner that provides it.
  */
 export function serviceLookup(noun: string, definition: ServiceUser, services: ServiceSet): ServiceLookup {
-  const declared = new Set((definition.services ?? []).map((key) => key.name));
+  const declared = declaredNames(definition);
   return {
     service<T>(key: ServiceKey<T>): T {
       if (!declared.has(key.name)) {
@@ -130,4 +130,16 @@ export function serviceLookup(noun: string, definition: ServiceUser, services: S
       return services.get(key) as T;
     },
   };
+}
+
+/** Each definition's declared service names, worked out once: a lookup is made on every turn. */
+const DECLARED = new WeakMap<ServiceUser, ReadonlySet<string>>();
+
+function declaredNames(definition: ServiceUser): ReadonlySet<string> {
+  let names = DECLARED.get(definition);
+  if (!names) {
+    names = new Set((definition.services ?? []).map((key) => key.name));
+    DECLARED.set(definition, names);
+  }
+  return names;
 }
