@@ -1,4 +1,6 @@
 import type { Pool } from "pg";
+import type { LedgerReads } from "../ledger-index/ledger-reads.js";
+import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
@@ -11,9 +13,16 @@ export interface TestKitStores {
   reads: PgExecutionReads;
   /** Casts votes as the Platform API does. */
   approvals: PgApprovals;
+  /** The Ledger Index's heights the kit's chain boundary waits on. */
+  ledger: LedgerReads;
 }
 
 /** Builds the test kit's stores on its pool, as the api role builds the Platform API's. */
 export function createTestKitStores(pool: Pool): TestKitStores {
-  return { keys: new PgApiKeys(pool), reads: new PgExecutionReads(pool), approvals: new PgApprovals(pool) };
+  return {
+    keys: new PgApiKeys(pool),
+    reads: new PgExecutionReads(pool),
+    approvals: new PgApprovals(pool),
+    ledger: new PgLedgerReads(pool),
+  };
 }

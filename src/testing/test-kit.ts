@@ -14,7 +14,6 @@ import { EntityRegistry } from "../keyed/entity-registry.js";
 import { createLogger } from "../observability/logger.js";
 import type { ApplicationRuntimeDependencies } from "../roles/application.js";
 import { createExecutionClient } from "../roles/create-execution-client.js";
-import { ledgerIndexReads } from "../roles/ledger-index-stores.js";
 import { type RunnerEngine, startRunnerEngine } from "../roles/runner-engine.js";
 import { createTestKitStores, type TestKitStores } from "../roles/test-kit-stores.js";
 import { executionsDueBy } from "../store/pg-due-waits.js";
@@ -126,7 +125,7 @@ export class TestKit {
       ...(options.entities ?? []),
       ...(boundary && !options.entities?.includes(boundary.nonceEntity) ? [boundary.nonceEntity] : []),
     ]);
-    const ledger = ledgerIndexReads(pool);
+    const stores = createTestKitStores(pool);
     // Built before the workers start, as the runner role does: its services join the test's own.
     const chain = boundary?.createRunnerChainBoundary({
       config,
@@ -134,7 +133,7 @@ export class TestKit {
       pool,
       entities: new EntityClient({ pool, redis: producer, prefix, registry: entities, logger }),
       executions: client.client,
-      indexedHeights: (chainId) => ledger.indexedHeight(chainId),
+      indexedHeights: (chainId) => stores.ledger.indexedHeight(chainId),
       logger,
     });
     const engine = await startRunnerEngine({
@@ -159,7 +158,6 @@ export class TestKit {
       await deletePrefix(producer, prefix).catch(() => undefined);
       await Promise.allSettled([producer.quit(), worker.quit(), pool.end()]);
     };
-    const stores = createTestKitStores(pool);
     const people = new TestPeople(stores.keys);
     const kit = new TestKit(
       clock,
