@@ -63,7 +63,7 @@ export interface ActivityDispatch {
   queue: string;
 }
 
-/** Test and instrumentation hooks (metrics: src/observability/engine-metrics.ts). */
+/** Test and instrumentation hooks (metrics: src/runtime/engine-metrics.ts). */
 export interface EngineHooks {
   /** Runs when a turn is about to begin, before the transport proves it still owns the job. */
   beforeTurn?(info: { executionId: string }): void | Promise<void>;

@@ -117,7 +117,7 @@ export function resolveLogFormat(format: LogFormat, stream: object): "json" | "t
 
 /**
  * Every line passes through here before it is written, whatever the call site logged: the message
- * and every field are redacted (src/observability/redact.ts), so a secret cannot reach the output.
+ * and every field are redacted (src/errors/redact.ts), so a secret cannot reach the output.
  */
 const redactLine = winston.format((info) => {
   for (const key of Object.keys(info)) {

@@ -24,7 +24,7 @@ export { BULL_BOARD_PATH } from "./admin-paths.js";
 const SECRET_KEY =
   /secret|passw|token|api[-_]?key|private|mnemonic|seed|authori[sz]ation|signature|credential/i;
 
-/** Job data with every secret-looking field replaced by "[redacted]", and secrets inside strings too (src/observability/redact.ts). */
+/** Job data with every secret-looking field replaced by "[redacted]", and secrets inside strings too (src/errors/redact.ts). */
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 20) return "[redacted: too deep]";
   if (typeof value === "string") return redactText(value);
@@ -40,7 +40,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
   return value;
 }
 
-/** A queue's name is shown on the board when it is one of Tenor's (src/runtime/queue-names.ts). */
+/** A queue's name is shown on the board when it is one of Tenor's (src/transport/queue-names.ts). */
 export function isBoardQueue(name: string): boolean {
   return (
     name === QUEUE_NAMES.executions ||
