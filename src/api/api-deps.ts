@@ -7,7 +7,7 @@ import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
-import type { ScheduleStatusReads } from "../schedules/schedule-status.js";
+import type { ScheduleControl } from "../schedules/schedule-control.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
 import type { PgAudit } from "../store/pg-audit.js";
@@ -49,8 +49,11 @@ export interface ApiDeps {
   commands: PgExecutionCommands;
   /** Workflow health from the status projections (the status route and the console). */
   platformStatus: PgPlatformStatus;
-  /** Every registered schedule's state, for the platform status. */
-  scheduleStatuses: ScheduleStatusReads;
+  /**
+   * Every registered schedule's state, cadence and next run (the platform status and the schedules
+   * routes), and an operator's pause, resume and trigger.
+   */
+  schedules: ScheduleControl;
   /** An execution's input, signals and audit rows, for its evidence export. */
   evidence: PgEvidence;
   approvals: PgApprovals;

@@ -49,6 +49,12 @@ export const API_ERRORS = {
   QUEUES_ACTION_NOT_ALLOWED: "QUEUES_ACTION_NOT_ALLOWED",
   /** 403 on /admin/queues: a cookie-session request without the CSRF proof (same origin and token). */
   CSRF_REJECTED: "CSRF_REJECTED",
+  /** No runner schedule of that name is registered (`details.schedule` names it). */
+  SCHEDULE_NOT_FOUND: "SCHEDULE_NOT_FOUND",
+  /** A trigger of a paused schedule: resume it first (`details.pausedAt`, `details.pausedBy`). */
+  SCHEDULE_PAUSED: "SCHEDULE_PAUSED",
+  /** A trigger while a run of the schedule holds a live lease (`details.window`, `details.attempt`). */
+  SCHEDULE_RUNNING: "SCHEDULE_RUNNING",
   /** 503 with `Retry-After`: admission control refused the request before it did anything (src/api/admission.ts). */
   OVERLOADED: "OVERLOADED",
   /** Anything unexpected; the response never carries a stack trace. */

@@ -4,6 +4,7 @@ import { CHAIN_ROUTES } from "./chains/routes.js";
 import { EVIDENCE_ROUTES } from "./evidence/evidence-route.js";
 import { EXECUTION_ROUTES } from "./executions/routes.js";
 import { PLATFORM_ROUTES } from "./platform/platform-status.js";
+import { SCHEDULE_ROUTES } from "./platform/schedule-routes.js";
 import type { RouteDeclaration } from "./route.js";
 import { WEBHOOK_ROUTES } from "./webhooks/routes.js";
 
@@ -17,6 +18,7 @@ export const ROUTES_BEFORE_APPLICATION: readonly RouteDeclaration[] = [
   ...EVIDENCE_ROUTES,
   ...APPROVAL_ROUTES,
   ...PLATFORM_ROUTES,
+  ...SCHEDULE_ROUTES,
   ...AUDIT_ROUTES,
   ...CHAIN_ROUTES,
 ];

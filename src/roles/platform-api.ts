@@ -15,7 +15,7 @@ import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
-import { scheduleStatusReads } from "../schedules/schedule-status.js";
+import { scheduleControl } from "../schedules/schedule-control.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
 import { PgAudit } from "../store/pg-audit.js";
@@ -86,6 +86,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
   const eventLoopLagMs = options.eventLoopLagMs ?? (monitor ? () => monitor.lagMs() : undefined);
   // Only with admission on: it is the estimate's one reader, and the listeners run on every checkout.
   const poolWait = options.admission ? trackPoolWait(pool) : undefined;
+  const schedules = scheduleControl({ pool, redis: options.redis, prefix: options.prefix });
   const api = createApiApp({
     settings: { ...options.settings, admission: options.admission },
     registry: options.registry,
@@ -96,7 +97,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     reads: new PgExecutionReads(pool),
     commands: new PgExecutionCommands(pool),
     platformStatus: new PgPlatformStatus(pool),
-    scheduleStatuses: scheduleStatusReads(pool),
+    schedules,
     evidence: new PgEvidence(pool),
     approvals: new PgApprovals(pool),
     keys,
@@ -127,6 +128,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
       poolWait?.stop();
       await api.close();
       await execution.close();
+      await schedules.close();
     },
   };
 }

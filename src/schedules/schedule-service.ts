@@ -6,7 +6,8 @@ import { QUEUE_NAMES } from "../transport/queue-names.js";
 import { startRepeatingTask } from "../transport/repeating-task.js";
 import { cadencePeriodMs, type ScheduleDefinition } from "./schedule-definition.js";
 import { runScheduleTick, tickDueAt } from "./schedule-tick.js";
-import { missingJobSchedulers, type ScheduleJobData, upsertJobSchedulers } from "./scheduler-upsert.js";
+import { misplacedJobSchedulers, type ScheduleJobData, upsertJobSchedulers } from "./scheduler-upsert.js";
+import { pausedScheduleNames } from "./store/pg-schedule-control.js";
 import { upsertSchedules } from "./store/pg-schedule-runs.js";
 
 export interface ScheduleServiceOptions {
@@ -24,7 +25,9 @@ export interface ScheduleServiceOptions {
   stalledIntervalMs: number;
   /**
    * How often each runner checks that every job scheduler still exists and restores missing ones
-   * (Redis flushed or failed over), in milliseconds. Default: the fastest cadence, within 1–5 s.
+   * (Redis flushed or failed over), and that paused schedules have none (a pause or resume takes
+   * effect on the job schedulers within this), in milliseconds. Default: the fastest cadence,
+   * within 1–5 s.
    */
   keeperIntervalMs?: number;
 }
@@ -36,8 +39,9 @@ export interface ScheduleService {
 
 /**
  * The runners' schedules (docs/schedules.md, "How a schedule runs"): records the definitions in
- * `schedules`, upserts their BullMQ job schedulers under the redlock lock, and runs a worker that
- * executes each tick through the cycle key. Runners only: the api and indexer never start this.
+ * `schedules`, upserts their BullMQ job schedulers under the redlock lock (none for a paused
+ * schedule), and runs a worker that executes each tick through the cycle key, an operator's
+ * trigger included. Runners only: the api and indexer never start this.
  */
 export async function startScheduleService(options: ScheduleServiceOptions): Promise<ScheduleService> {
   const log = options.logger.child({ component: "schedules", queue: QUEUE_NAMES.schedules });
@@ -47,15 +51,16 @@ export async function startScheduleService(options: ScheduleServiceOptions): Pro
     connection: options.redis,
     prefix: options.prefix,
   });
-  const upsert = (removeUnknown: boolean) =>
+  const upsert = (removeUnknown: boolean, paused: ReadonlySet<string>) =>
     upsertJobSchedulers({
       queue,
       redis: options.redis,
       definitions: options.definitions,
       logger: log,
       removeUnknown,
+      paused,
     });
-  await upsert(true);
+  await upsert(true, await pausedScheduleNames(options.pool));
   // The lease is the BullMQ lock: a tick re-delivered after its runner died finds it expired.
   const tickDeps = {
     pool: options.pool,
@@ -68,6 +73,11 @@ export async function startScheduleService(options: ScheduleServiceOptions): Pro
     async (job) => {
       const definition = byName.get(job.data.schedule ?? job.name);
       if (!definition) throw new Error(`no schedule named ${job.data.schedule ?? job.name} on this runner`);
+      const { trigger } = job.data;
+      if (trigger) {
+        log.info("running a tick an operator asked for", { schedule: definition.name, by: trigger.by });
+        return runScheduleTick(tickDeps, definition, new Date(trigger.requestedAt), { by: trigger.by });
+      }
       return runScheduleTick(tickDeps, definition, tickDueAt(job));
     },
     {
@@ -92,11 +102,14 @@ export async function startScheduleService(options: ScheduleServiceOptions): Pro
   };
 }
 
-/** Restores job schedulers that vanished from Redis; PostgreSQL's cycle keys make a restore harmless. */
+/**
+ * Restores job schedulers that vanished from Redis, and removes those of schedules paused since
+ * (a resume restores them); PostgreSQL's cycle keys make a restore harmless.
+ */
 function startKeeper(
   options: ScheduleServiceOptions,
   queue: Queue<ScheduleJobData>,
-  upsert: (removeUnknown: boolean) => Promise<unknown>,
+  upsert: (removeUnknown: boolean, paused: ReadonlySet<string>) => Promise<unknown>,
   log: Logger,
 ): { stop(): Promise<void> } {
   const fastest = Math.min(...options.definitions.map((d) => cadencePeriodMs(d.cadence)));
@@ -104,19 +117,28 @@ function startKeeper(
   return startRepeatingTask(
     interval,
     async () => {
-      const missing = await missingJobSchedulers(queue, options.definitions);
-      if (missing.length === 0) return;
-      log.warn("job schedulers missing from Redis; restoring them", { missing });
-      await upsert(false);
+      const paused = await pausedScheduleNames(options.pool);
+      const { missing, lingering } = await misplacedJobSchedulers(queue, options.definitions, paused);
+      if (missing.length === 0 && lingering.length === 0) return;
+      if (lingering.length > 0) log.info("schedules paused; removing their job schedulers", { lingering });
+      if (missing.length > 0) log.warn("job schedulers missing from Redis; restoring them", { missing });
+      await upsert(false, paused);
     },
     (error) => log.warn("job scheduler check failed", { error: error.message }),
   );
 }
 
-/** Records (or updates the cadence of) every schedule this runner defines, so status can see them. */
+/**
+ * Records (or updates the cadence of) every schedule this runner defines, so status can see them
+ * and the api can say when each runs next and how often, in words.
+ */
 export function registerSchedules(pool: Pool, definitions: readonly ScheduleDefinition[]): Promise<void> {
   return upsertSchedules(
     pool,
-    definitions.map((d) => ({ name: d.name, cadenceMs: cadencePeriodMs(d.cadence) })),
+    definitions.map((d) => ({
+      name: d.name,
+      cadenceMs: cadencePeriodMs(d.cadence),
+      cadence: { ...d.cadence },
+    })),
   );
 }

@@ -1,4 +1,6 @@
 import type { Pool } from "pg";
+import { parseStoredCadence } from "./cadence-text.js";
+import type { ScheduleCadence } from "./schedule-definition.js";
 import { readScheduleSummaries, type ScheduleSummaryRecord } from "./store/pg-schedule-runs.js";
 
 /**
@@ -10,12 +12,16 @@ import { readScheduleSummaries, type ScheduleSummaryRecord } from "./store/pg-sc
  * - `pending`: registered, never attempted, first tick not yet due;
  * - `overdue`: the next tick is late by more than one cadence (at least 30 s);
  * - `stopped`: nothing attempted for four cadences (at least 5 min) past due: the schedule, or
- *   every runner, stopped reporting.
+ *   every runner, stopped reporting;
+ * - `paused`: an operator paused it; it is never late while paused, and lateness after a resume
+ *   counts from the resume.
  */
-export type ScheduleState = "ok" | "running" | "failing" | "pending" | "overdue" | "stopped";
+export type ScheduleState = "ok" | "running" | "failing" | "pending" | "overdue" | "stopped" | "paused";
 
 /** A schedule's state and the summary of its runs (registration time aside). */
-export type ScheduleStatus = Omit<ScheduleSummaryRecord, "registeredAt"> & {
+export type ScheduleStatus = Omit<ScheduleSummaryRecord, "registeredAt" | "storedCadence"> & {
+  /** The definition's cadence as the runners registered it; null for a row of an older release. */
+  cadence: ScheduleCadence | null;
   state: ScheduleState;
   /** Milliseconds past the time the next attempt was due; 0 when not late. */
   lateByMs: number;
@@ -35,14 +41,17 @@ export function stoppedAfterMs(cadenceMs: number): number {
 export type ScheduleSummaryRow = Pick<
   ScheduleSummaryRecord,
   "cadenceMs" | "registeredAt" | "lastAttemptAt" | "lastOutcome"
->;
+> &
+  Partial<Pick<ScheduleSummaryRecord, "pausedAt" | "resumedAt">>;
 
 /** Classifies one schedule at `now` (pure; see {@link ScheduleState}). */
 export function classifySchedule(
   row: ScheduleSummaryRow,
   now: Date,
 ): { state: ScheduleState; lateByMs: number } {
-  const reference = row.lastAttemptAt ?? row.registeredAt;
+  if (row.pausedAt) return { state: "paused", lateByMs: 0 };
+  const attempted = (row.lastAttemptAt ?? row.registeredAt).getTime();
+  const reference = new Date(Math.max(attempted, row.resumedAt?.getTime() ?? 0));
   const lateByMs = Math.max(0, now.getTime() - (reference.getTime() + row.cadenceMs));
   if (lateByMs > stoppedAfterMs(row.cadenceMs)) return { state: "stopped", lateByMs };
   if (lateByMs > overdueAfterMs(row.cadenceMs)) return { state: "overdue", lateByMs };
@@ -55,8 +64,9 @@ export function classifySchedule(
 /** Every registered schedule with its state, classified against the database clock. */
 export async function readScheduleStatuses(pool: Pool): Promise<ScheduleStatus[]> {
   const { now, schedules } = await readScheduleSummaries(pool);
-  return schedules.map(({ registeredAt, ...summary }) => ({
+  return schedules.map(({ registeredAt, storedCadence, ...summary }) => ({
     ...summary,
+    cadence: parseStoredCadence(storedCadence),
     ...classifySchedule({ ...summary, registeredAt }, now),
   }));
 }

@@ -30,20 +30,29 @@ export interface TickDependencies {
 /** Lease of a claimed window when the caller sets none, in ms. */
 export const DEFAULT_LEASE_MS = 30_000;
 
+/** What a tick asked for by an operator carries (docs/schedules.md, "Pause, resume, trigger"). */
+export interface TickTrigger {
+  /** The subject of the key that asked; recorded on the run as `triggered_by`. */
+  by: string;
+}
+
 /**
  * Runs one tick: claims the cycle key `(schedule, window)` under a lease, does the work while
  * renewing the lease, records attempt, outcome and duration. A window already started (and not
  * expired) is skipped. A run that throws is recorded as `failed` and does not throw further: the
  * record is the retry signal, not BullMQ. Then an earlier window of the same schedule whose run
- * was abandoned (lease expired, its tick job lost with its runner) is run too, one per tick.
+ * was abandoned (lease expired, its tick job lost with its runner) is run too, one per tick. A
+ * paused schedule's tick claims nothing and records nothing. A `trigger` runs the window of
+ * `firedAt` again even when it already finished, never while it runs.
  */
 export async function runScheduleTick(
   deps: TickDependencies,
   definition: ScheduleDefinition,
   firedAt: Date,
+  trigger?: TickTrigger,
 ): Promise<TickOutcome> {
   const window = windowStart(definition.cadence, firedAt);
-  const outcome = await runWindow(deps, definition, window, firedAt);
+  const outcome = await runWindow(deps, definition, window, firedAt, trigger);
   const abandoned = await expiredWindow(deps.pool, definition.name, window);
   if (abandoned) {
     deps.logger.warn("reclaiming a schedule window abandoned by its runner", {
@@ -60,12 +69,22 @@ async function runWindow(
   definition: ScheduleDefinition,
   window: Date,
   firedAt: Date,
+  trigger?: TickTrigger,
 ): Promise<TickOutcome> {
   const leaseMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
   const log = deps.logger.child({ jobId: `${definition.name}@${window.toISOString()}` });
-  const claim = await claimWindow(deps.pool, definition.name, window, deps.runnerId, leaseMs);
+  const claim = await claimWindow(
+    deps.pool,
+    definition.name,
+    window,
+    deps.runnerId,
+    leaseMs,
+    trigger?.by ?? null,
+  );
   if (!claim) {
-    log.debug("window already started elsewhere; tick skipped", { schedule: definition.name });
+    log.debug("window already started elsewhere, or the schedule is paused; tick skipped", {
+      schedule: definition.name,
+    });
     return "skipped";
   }
   const renewal = keepLease(deps, claim, leaseMs, log);

@@ -2,11 +2,17 @@ import type { JobSchedulerJson, Queue, RepeatOptions } from "bullmq";
 import type { Redis } from "ioredis";
 import Redlock from "redlock";
 import type { Logger } from "../observability/logger.js";
+import { repeatOptionsOf } from "./cadence-text.js";
 import type { ScheduleDefinition } from "./schedule-definition.js";
 
-/** Data of every tick job: which schedule it is. */
+/**
+ * Data of every tick job: which schedule it is and, for a tick an operator asked for now
+ * (docs/schedules.md, "Pause, resume, trigger"), who asked and when (ms since the epoch: the
+ * tick's due time, which picks its window).
+ */
 export interface ScheduleJobData {
   schedule: string;
+  trigger?: { by: string; requestedAt: number };
 }
 
 /**
@@ -14,7 +20,7 @@ export interface ScheduleJobData {
  * the retention pass also removes any older than the window. `attempts: 1`: a failed window is
  * recorded in PostgreSQL and retried by the next tick for it, not by BullMQ.
  */
-const TICK_JOB_OPTIONS = {
+export const TICK_JOB_OPTIONS = {
   attempts: 1,
   removeOnComplete: { count: 200 },
   removeOnFail: { count: 500 },
@@ -30,9 +36,7 @@ export interface SchedulerUpsertReport {
 }
 
 function repeatOptions(definition: ScheduleDefinition): Omit<RepeatOptions, "key"> {
-  return definition.cadence.kind === "every"
-    ? { every: definition.cadence.everyMs }
-    : { pattern: definition.cadence.pattern, tz: definition.cadence.tz };
+  return repeatOptionsOf(definition.cadence);
 }
 
 function matches(existing: JobSchedulerJson, definition: ScheduleDefinition): boolean {
@@ -48,7 +52,9 @@ function matches(existing: JobSchedulerJson, definition: ScheduleDefinition): bo
  * Makes the queue's job schedulers exactly the definitions, under a short redlock lock
  * (`<prefix>:schedules:upsert-lock`), so concurrent boots cannot duplicate or drop a scheduler
  * (BullMQ #2988, #3085): the holder reads what exists, upserts only what is missing or changed and,
- * when `removeUnknown`, removes schedulers no definition names. A caller that waits for the lock
+ * when `removeUnknown`, removes schedulers no definition names. The schedulers of `paused`
+ * schedules are removed and never upserted, whatever `removeUnknown` says: a paused schedule's
+ * work is not re-created by a runner that starts. A caller that waits for the lock
  * then finds everything in place and changes nothing. The lock is an efficiency measure; the cycle
  * key in PostgreSQL is what keeps a window from running twice.
  */
@@ -58,8 +64,12 @@ export async function upsertJobSchedulers(options: {
   definitions: readonly ScheduleDefinition[];
   logger: Logger;
   removeUnknown: boolean;
+  /** Names of the schedules paused now (`schedules.paused_at`); default none. */
+  paused?: ReadonlySet<string>;
 }): Promise<SchedulerUpsertReport> {
-  const { queue, definitions } = options;
+  const { queue } = options;
+  const paused = options.paused ?? new Set<string>();
+  const definitions = options.definitions.filter((d) => !paused.has(d.name));
   const redlock = new Redlock([options.redis], { retryCount: 100, retryDelay: 100, retryJitter: 50 });
   redlock.on("error", () => undefined);
   const lock = await redlock.acquire([`${queue.opts.prefix}:schedules:upsert-lock`], UPSERT_LOCK_TTL_MS);
@@ -76,13 +86,11 @@ export async function upsertJobSchedulers(options: {
       });
       (current ? report.updated : report.created).push(definition.name);
     }
-    if (options.removeUnknown) {
-      const known = new Set(definitions.map((d) => d.name));
-      for (const key of existing.keys()) {
-        if (known.has(key)) continue;
-        await queue.removeJobScheduler(key);
-        report.removed.push(key);
-      }
+    const known = new Set(definitions.map((d) => d.name));
+    for (const key of existing.keys()) {
+      if (known.has(key) || !(options.removeUnknown || paused.has(key))) continue;
+      await queue.removeJobScheduler(key);
+      report.removed.push(key);
     }
   } finally {
     await lock.release().catch(() => undefined);
@@ -92,13 +100,21 @@ export async function upsertJobSchedulers(options: {
   return report;
 }
 
-/** Names of defined schedules whose job scheduler is missing (Redis flushed, failed over, or removed). */
-export async function missingJobSchedulers(
+/**
+ * Names of defined schedules whose job scheduler is missing (Redis flushed, failed over, or
+ * removed), and of `paused` ones whose job scheduler is still there: both need an upsert.
+ */
+export async function misplacedJobSchedulers(
   queue: Queue<ScheduleJobData>,
   definitions: readonly ScheduleDefinition[],
-): Promise<string[]> {
+  paused: ReadonlySet<string>,
+): Promise<{ missing: string[]; lingering: string[] }> {
   const missing: string[] = [];
-  for (const definition of definitions)
-    if (!(await queue.getJobScheduler(definition.name))) missing.push(definition.name);
-  return missing;
+  const lingering: string[] = [];
+  for (const definition of definitions) {
+    const exists = (await queue.getJobScheduler(definition.name)) !== undefined;
+    if (!exists && !paused.has(definition.name)) missing.push(definition.name);
+    if (exists && paused.has(definition.name)) lingering.push(definition.name);
+  }
+  return { missing, lingering };
 }

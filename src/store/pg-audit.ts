@@ -22,6 +22,12 @@ export const AUDIT_ACTIONS = [
   "webhook.test",
   /** A finished delivery sent again (POST /v1/webhooks/deliveries/{id}/redeliver). */
   "webhook.redeliver",
+  /** A runner schedule paused (POST /v1/platform/schedules/{name}/pause); target: its name. */
+  "schedule.pause",
+  /** A paused runner schedule resumed (POST /v1/platform/schedules/{name}/resume). */
+  "schedule.resume",
+  /** A tick of a runner schedule asked for now (POST /v1/platform/schedules/{name}/trigger). */
+  "schedule.trigger",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -51,4 +51,14 @@ describe("classifySchedule", () => {
     expect(classifySchedule(never, at(30_000)).state).toBe("pending");
     expect(classifySchedule(never, at(400_000)).state).toBe("stopped");
   });
+  it("reports a paused schedule as paused, never late, and counts lateness after a resume from the resume", () => {
+    const last = { ...base, lastAttemptAt: at(0) };
+    expect(classifySchedule({ ...last, pausedAt: at(1) }, at(10 * 86_400_000))).toEqual({
+      state: "paused",
+      lateByMs: 0,
+    });
+    const resumed = { ...last, pausedAt: null, resumedAt: at(10 * 86_400_000) };
+    expect(classifySchedule(resumed, at(10 * 86_400_000 + 30_000)).state).toBe("ok");
+    expect(classifySchedule(resumed, at(10 * 86_400_000 + 120_001)).state).toBe("overdue");
+  });
 });

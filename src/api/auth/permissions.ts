@@ -31,6 +31,10 @@ export const PERMISSIONS = {
   queuesRead: ["platform-operator", "platform-admin"],
   /** Bull Board actions (retry, remove, pause, clean). */
   queuesWrite: ["platform-admin"],
+  /** The runners' schedules with their next run (GET /v1/platform/schedules; docs/schedules.md). */
+  schedulesRead: ["platform-operator", "platform-admin"],
+  /** Pause, resume and trigger a schedule now (POST /v1/platform/schedules/{name}/...). */
+  schedulesManage: ["platform-admin"],
 } as const satisfies Record<string, readonly ApiRole[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

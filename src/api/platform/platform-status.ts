@@ -6,24 +6,12 @@ import { toWait } from "../executions/resource.js";
 import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
 import { rolesNote } from "../openapi/common.js";
 import { defineRoute, type RouteDeclaration } from "../route.js";
+import { ScheduleViewSchema, scheduleJson } from "./schedule-routes.js";
 
 /** Most executions listed under `noMutation.executions`. */
 const STALE_LIST_LIMIT = 50;
 
 const CountsSchema = z.partialRecord(ExecutionStatusSchema, z.number().int());
-
-const ScheduleStatusSchema = z.object({
-  name: z.string(),
-  state: z.enum(["ok", "running", "failing", "pending", "overdue", "stopped"]),
-  cadenceMs: z.number().int(),
-  lastAttemptAt: z.string().nullable(),
-  lastOutcome: z.enum(["running", "succeeded", "empty", "failed"]).nullable(),
-  lastDurationMs: z.number().int().nullable(),
-  lastSuccessAt: z.string().nullable(),
-  lastError: z.string().nullable(),
-  consecutiveFailures: z.number().int(),
-  lateByMs: z.number().int(),
-});
 
 const LedgerChainSchema = z.object({
   chainId: z.number().int(),
@@ -70,11 +58,12 @@ export const PlatformStatusSchema = z
         "The Ledger Index per chain (platform-wide): head and fully indexed height, lag in blocks and in " +
         "seconds of block time, the last reorganisation's depth, and open catch-up ranges.",
     }),
-    schedules: z.array(ScheduleStatusSchema).meta({
+    schedules: z.array(ScheduleViewSchema).meta({
       description:
         "Every runner schedule (platform-wide, not per organisation) with its state: `ok` (its last run " +
         "succeeded; `lastOutcome: empty` means it ran and found nothing), `running`, `failing`, `pending`, " +
-        "`overdue` (late by more than one cadence) or `stopped` (nothing attempted for four cadences).",
+        "`overdue` (late by more than one cadence), `stopped` (nothing attempted for four cadences) or " +
+        "`paused` (an operator paused it), its cadence in words and its next run.",
     }),
   })
   .meta({ id: "PlatformStatus" });
@@ -102,12 +91,7 @@ function readStatus(deps: ApiDeps) {
         executions: stale.map((e) => ({ ...e, waitingFor: e.waitingFor?.map(toWait) ?? null })),
       },
       chains: await deps.ledgerReads.health(),
-      schedules: (await deps.scheduleStatuses.list()).map((schedule) => ({
-        ...schedule,
-        lastAttemptAt: schedule.lastAttemptAt?.toISOString() ?? null,
-        lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,
-        lateByMs: Math.round(schedule.lateByMs),
-      })),
+      schedules: (await deps.schedules.list()).map(scheduleJson),
     };
     res.json(body);
   };

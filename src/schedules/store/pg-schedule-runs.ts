@@ -18,26 +18,36 @@ export interface WindowClaim {
   attempt: number;
 }
 
-/** Records (or updates the cadence of) every schedule this runner defines, so status can see them. */
+/**
+ * Records (or updates the cadence of) every schedule this runner defines, so status can see them.
+ * `cadence` is the definition's, as JSON (src/schedules/cadence-text.ts reads it back). A pause is
+ * never touched here: registering a paused schedule leaves it paused.
+ */
 export async function upsertSchedules(
   pool: Pool,
-  definitions: readonly { name: string; cadenceMs: number }[],
+  definitions: readonly { name: string; cadenceMs: number; cadence: Record<string, unknown> }[],
 ): Promise<void> {
   const db = prismaFor(pool);
   await db.$transaction(
-    definitions.map(({ name, cadenceMs }) =>
-      db.schedule.upsert({ where: { name }, create: { name, cadenceMs }, update: { cadenceMs } }),
+    definitions.map(({ name, cadenceMs, cadence }) =>
+      db.schedule.upsert({
+        where: { name },
+        create: { name, cadenceMs, cadence: cadence as object },
+        update: { cadenceMs, cadence: cadence as object },
+      }),
     ),
   );
 }
 
 /**
- * Takes the cycle key `(schedule, window)` with a lease of `leaseMs`. Returns null when the window
- * was already started by anyone and is not reclaimable: succeeded, empty, or running under a live
- * lease (a duplicate tick or a handoff does no work). A window whose last attempt failed, or whose
- * running attempt let its lease expire (its runner crashed or froze), is claimed again with the
- * next attempt number. A running row without a lease (written before leases existed) counts as
- * expired.
+ * Takes the cycle key `(schedule, window)` with a lease of `leaseMs`. Returns null when the
+ * schedule is paused (nothing is recorded), or when the window was already started by anyone and
+ * is not reclaimable: succeeded, empty, or running under a live lease (a duplicate tick or a
+ * handoff does no work). A window whose last attempt failed, or whose running attempt let its
+ * lease expire (its runner crashed or froze), is claimed again with the next attempt number. A
+ * running row without a lease (written before leases existed) counts as expired. A trigger
+ * (`triggeredBy` set, docs/schedules.md, "Pause, resume, trigger") also claims a finished window
+ * again, never a running one.
  */
 export async function claimWindow(
   pool: Pool,
@@ -45,25 +55,29 @@ export async function claimWindow(
   window: Date,
   runnerId: string,
   leaseMs: number,
+  triggeredBy: string | null = null,
 ): Promise<WindowClaim | null> {
   const { rows } = await pool.query<{ id: string; attempt: number }>(
     `WITH claim AS (
-       INSERT INTO schedule_runs (schedule, window_start, attempt, outcome, runner_id, started_at, lease_until)
-       VALUES ($1, $2, 1, 'running', $3, now(), now() + make_interval(secs => $4::float / 1000))
+       INSERT INTO schedule_runs
+              (schedule, window_start, attempt, outcome, runner_id, started_at, lease_until, triggered_by)
+       SELECT $1, $2, 1, 'running', $3, now(), now() + make_interval(secs => $4::float / 1000), $5::text
+        WHERE NOT EXISTS (SELECT 1 FROM schedules WHERE name = $1 AND paused_at IS NOT NULL)
        ON CONFLICT (schedule, window_start) DO UPDATE
          SET attempt = schedule_runs.attempt + 1, outcome = 'running', runner_id = excluded.runner_id,
              started_at = now(), finished_at = NULL, duration_ms = NULL, result = NULL, error = NULL,
-             lease_until = excluded.lease_until
+             lease_until = excluded.lease_until, triggered_by = excluded.triggered_by
          WHERE schedule_runs.outcome = 'failed'
             OR (schedule_runs.outcome = 'running'
                 AND (schedule_runs.lease_until IS NULL OR schedule_runs.lease_until < now()))
+            OR (excluded.triggered_by IS NOT NULL AND schedule_runs.outcome <> 'running')
        RETURNING id::text, attempt
      ), touched AS (
        UPDATE schedules SET last_attempt_at = now(), last_window = $2
         WHERE name = $1 AND EXISTS (SELECT 1 FROM claim)
      )
      SELECT id, attempt FROM claim`,
-    [schedule, window, runnerId, leaseMs],
+    [schedule, window, runnerId, leaseMs, triggeredBy],
   );
   const row = rows[0];
   return row ? { runId: row.id, schedule, window, attempt: row.attempt } : null;
@@ -132,10 +146,12 @@ export async function finishRun(
   return rows.length === 1;
 }
 
-/** One `schedules` row: the summary of a schedule's runs. */
+/** One `schedules` row: the summary of a schedule's runs, its stored cadence and its pause. */
 export interface ScheduleSummaryRecord {
   name: string;
   cadenceMs: number;
+  /** The definition's cadence as stored (`schedules.cadence`): parse it with parseStoredCadence. */
+  storedCadence: unknown;
   registeredAt: Date;
   lastAttemptAt: Date | null;
   lastOutcome: "running" | "succeeded" | "empty" | "failed" | null;
@@ -143,6 +159,9 @@ export interface ScheduleSummaryRecord {
   lastSuccessAt: Date | null;
   lastError: string | null;
   consecutiveFailures: number;
+  pausedAt: Date | null;
+  pausedBy: string | null;
+  resumedAt: Date | null;
 }
 
 /** Every registered schedule's summary, by name, with the database clock to classify them against. */
@@ -160,6 +179,7 @@ export async function readScheduleSummaries(
     schedules: rows.map((r) => ({
       name: r.name,
       cadenceMs: r.cadenceMs,
+      storedCadence: r.cadence,
       registeredAt: r.registeredAt,
       lastAttemptAt: r.lastAttemptAt,
       lastOutcome: r.lastOutcome,
@@ -167,6 +187,9 @@ export async function readScheduleSummaries(
       lastSuccessAt: r.lastSuccessAt,
       lastError: r.lastError,
       consecutiveFailures: r.consecutiveFailures,
+      pausedAt: r.pausedAt,
+      pausedBy: r.pausedBy,
+      resumedAt: r.resumedAt,
     })),
   };
 }
