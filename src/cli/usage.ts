@@ -35,7 +35,12 @@ export const DOCTOR_USAGE = `  tenor doctor [--json]                    checks R
                                            registrations of unfinished runs and chain RPCs; exit 1 on a failure
 `;
 
-export const SCHEDULES_USAGE = `  tenor schedules status [--json]          every runner schedule: state, last run, lateness
+export const SCHEDULES_USAGE = `  tenor schedules list [--json]            every runner schedule: state, cadence, next run, last run,
+                                           pause (platform keys)
+  tenor schedules status [--json]          the same, from the platform status (organisation operators too)
+  tenor schedules pause <name> [--json]    its ticks do nothing until resumed, across restarts (platform-admin)
+  tenor schedules resume <name> [--json]
+  tenor schedules trigger <name> [--json]  one tick now, through a runner, under the window's cycle key
 `;
 
 export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)

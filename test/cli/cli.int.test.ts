@@ -155,6 +155,6 @@ describe("tenor runs", () => {
     expect(keys.stdout.trim().split("\n")).toHaveLength(3);
     const schedules = await runTenor(["schedules", "status"], as("operator"));
     expect(schedules.code, schedules.stderr).toBe(0);
-    expect(schedules.stdout).toMatch(/^SCHEDULE\s+STATE\s+EVERY/);
+    expect(schedules.stdout).toMatch(/^SCHEDULE\s+STATE\s+CADENCE\s+NEXT RUN/);
   }, 60_000);
 });

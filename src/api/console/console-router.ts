@@ -27,16 +27,20 @@ import { executionBody, NOTICES, type Notice } from "./execution-page.js";
 import { executionHref } from "./fragments.js";
 import { html, layout } from "./html.js";
 import { listPage, whoOf } from "./list-page.js";
+import { schedulesPages } from "./schedules-page.js";
 
 /**
  * The operator's web console at /console (docs/console.md): server-rendered pages, no scripts, for
- * people of one organisation signed in with one of its keys. Every action goes through the same
+ * people of one organisation signed in with one of its keys, and the platform's schedules page
+ * for platform keys. Every action goes through the same
  * functions as the API (votes, signals, cancel, resume), with the same role checks, and is
  * audited like the API's.
  */
 export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   const router = Router();
   router.use(consoleSignInRouter(deps.keys, sessions));
+  // The platform's pages, for platform keys (src/api/console/schedules-page.ts).
+  router.use(schedulesPages(deps, sessions));
   const signedIn = [consoleHeaders, ...consoleForm, consoleSession(deps.keys, sessions)];
   router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
   router.get(

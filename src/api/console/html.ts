@@ -68,7 +68,8 @@ label{margin-right:.3rem}
 export function layout(options: {
   title: string;
   body: Html;
-  who?: { name: string; role: string; orgId: string; csrf: string; signOut: string };
+  /** The signed-in key; `orgId` null for a platform key. */
+  who?: { name: string; role: string; orgId: string | null; csrf: string; signOut: string };
   refreshSeconds?: number;
   home: string;
 }): string {
@@ -80,7 +81,7 @@ ${options.refreshSeconds ? new Html(`<meta http-equiv="refresh" content="${optio
 <header><strong><a href="${options.home}">Tenor console</a></strong>
 ${
   who
-    ? html`<span class="who">${who.name} (${who.role}, org ${who.orgId})
+    ? html`<span class="who">${who.name} (${who.role}, ${who.orgId === null ? "platform" : `org ${who.orgId}`})
 <form class="inline" method="post" action="${who.signOut}"><input type="hidden" name="csrf" value="${who.csrf}">
 <button type="submit">Sign out</button></form></span>`
     : null

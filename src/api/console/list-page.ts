@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import type { ApiDeps } from "../api-deps.js";
+import type { Principal } from "../auth/authenticate.js";
 import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
@@ -78,7 +79,7 @@ ${next ? html`<p><a href="${next}">Older executions</a></p>` : null}`;
   };
 }
 
-export function whoOf(user: ReturnType<typeof consoleUser>) {
+export function whoOf(user: { principal: Principal; csrf: string }) {
   return {
     name: user.principal.name,
     role: user.principal.role,

@@ -11,11 +11,16 @@ import { createTestStores } from "../../support/test-stores.js";
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
 
-/** The principals of org `demo` the console and CLI tests act as, each its own person. */
+/**
+ * The principals the console and CLI tests act as, each its own person: of org `demo`, and of the
+ * platform (the schedules' operators).
+ */
 const PEOPLE = {
   integrator: { org: "demo", role: "integrator" },
   approver: { org: "demo", role: "approver" },
   operator: { org: "demo", role: "operator" },
+  platformOperator: { org: null, role: "platform-operator" },
+  platformAdmin: { org: null, role: "platform-admin" },
 } as const satisfies Record<string, TestPrincipal>;
 export type Person = keyof typeof PEOPLE;
 
@@ -41,6 +46,8 @@ export interface RolesHarness {
   startDemo(input: Record<string, unknown>): Promise<string>;
   /** Polls the execution until `predicate` holds. */
   waitFor(id: string, predicate: (e: Json) => boolean, what: string): Promise<Json>;
+  /** Kills the runner role with SIGKILL and starts a new one on the same configuration; waits until it is ready. */
+  restartRunner(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -59,6 +66,12 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
   });
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   const env = { ...stores.env, TENOR_CONFIG: config.file };
+  const runnerEnv = {
+    ...env,
+    DAPI_ROLE: "runner",
+    TENOR_RUNNER_HEALTH_PORT: String(runnerPort),
+    TENOR_LOG_LEVEL: "warn",
+  };
   const roles: RoleProcess[] = [
     spawnRole({
       ...env,
@@ -67,12 +80,7 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
       TENOR_LOG_LEVEL: "warn",
       TENOR_TEST_EVIDENCE_KEY: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
     }),
-    spawnRole({
-      ...env,
-      DAPI_ROLE: "runner",
-      TENOR_RUNNER_HEALTH_PORT: String(runnerPort),
-      TENOR_LOG_LEVEL: "warn",
-    }),
+    spawnRole(runnerEnv),
   ];
   const base = `http://127.0.0.1:${port}`;
   const stop = async () => {
@@ -116,6 +124,14 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
         throw new Error(`${(error as Error).message}: ${JSON.stringify(last)}`);
       }
       return last;
+    },
+    async restartRunner() {
+      const old = roles[1] as RoleProcess;
+      old.kill("SIGKILL");
+      await old.exited;
+      const runner = spawnRole(runnerEnv);
+      roles[1] = runner;
+      await roleReady("runner ready again", runner, `http://127.0.0.1:${runnerPort}`);
     },
     stop,
   };
