@@ -51,7 +51,19 @@ export interface RolesHarness {
   stop(): Promise<void>;
 }
 
-export async function startRolesHarness(file: string): Promise<RolesHarness> {
+/** How a test file's roles differ from the defaults. */
+export interface RolesHarnessOptions {
+  /**
+   * Refuse requests on event-loop lag (`api.admission.maxEventLoopLagMs`, default on). Off for
+   * files that spawn many processes on a small machine and test something other than admission.
+   */
+  shedOnEventLoopLag?: boolean;
+}
+
+export async function startRolesHarness(
+  file: string,
+  options: RolesHarnessOptions = {},
+): Promise<RolesHarness> {
   const stores = await createTestStores(file);
   const { db, prefix } = stores;
   const port = await freePort();
@@ -61,7 +73,10 @@ export async function startRolesHarness(file: string): Promise<RolesHarness> {
       lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
       sweep: { intervalMs: 500, graceMs: 1000 },
     },
-    api: { rateLimit: { max: 1_000_000, windowSeconds: 60 } },
+    api: {
+      rateLimit: { max: 1_000_000, windowSeconds: 60 },
+      ...(options.shedOnEventLoopLag === false ? { admission: { maxEventLoopLagMs: 0 } } : {}),
+    },
     evidence: { signingKey: { env: "TENOR_TEST_EVIDENCE_KEY" } },
   });
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
