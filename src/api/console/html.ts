@@ -58,6 +58,8 @@ h2{font-size:1.05rem;margin:.2rem 0 .5rem}
 .status{display:inline-block;padding:.1rem .5rem;border-radius:3px;font-weight:600;font-size:.85rem}
 .running{background:#dbeafe}.waiting{background:#fef3c7}.suspended{background:#fde2cf}
 .completed{background:#d1fae5}.failed{background:#fee2e2}
+.ok{background:#d1fae5}.pending{background:#fef3c7}.paused{background:#e5e7eb}
+.failing,.overdue,.stopped{background:#fee2e2}
 .counts span{margin-right:1rem}.alert{background:#fee2e2;border-color:#f5a3a3}
 .bar{background:#7aa2d6;height:.6rem;min-width:2px}
 form.inline{display:inline-block;margin-right:.6rem}
