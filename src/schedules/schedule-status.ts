@@ -70,13 +70,3 @@ export async function readScheduleStatuses(pool: Pool): Promise<ScheduleStatus[]
     ...classifySchedule({ ...summary, registeredAt }, now),
   }));
 }
-
-/** What the platform status reads of the schedules. */
-export interface ScheduleStatusReads {
-  list(): Promise<ScheduleStatus[]>;
-}
-
-/** The schedules' states over one pool (the api's). */
-export function scheduleStatusReads(pool: Pool): ScheduleStatusReads {
-  return { list: () => readScheduleStatuses(pool) };
-}
