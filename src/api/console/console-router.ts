@@ -32,8 +32,8 @@ import { schedulesPages } from "./schedules-page.js";
 /**
  * The operator's web console at /console (docs/console.md): server-rendered pages, no scripts, for
  * people of one organisation signed in with one of its keys, and the platform's schedules page
- * for platform keys. Every action goes through the same
- * functions as the API (votes, signals, cancel, resume), with the same role checks, and is
+ * for platform keys. Every action goes through the same functions as the API (votes, signals,
+ * cancel, resume; pause, resume and trigger of a schedule), with the same role checks, and is
  * audited like the API's.
  */
 export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
