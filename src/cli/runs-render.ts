@@ -4,6 +4,7 @@ import { formatDuration, renderFields, renderTable } from "./table.js";
 interface Wait {
   kind: string;
   name: string;
+  summary?: string;
   until: string | null;
   details?: Record<string, unknown>;
 }
@@ -56,9 +57,11 @@ export function renderExecutionList(body: { items: ExecutionBody[]; nextCursor: 
   return body.nextCursor ? `${table}more: --cursor ${body.nextCursor}\n` : table;
 }
 
-/** What a wait is for and until when, in one phrase. */
+/** What a wait is for and until when, in one phrase; a held run's wait in words, its code in brackets. */
 export function describeWait(wait: Wait): string {
-  return `${wait.kind} ${wait.name}${wait.until ? ` until ${wait.until}` : ""}`;
+  const until = wait.until ? ` until ${wait.until}` : "";
+  if (wait.kind === "fix" && wait.summary) return `held for ${wait.summary} (${wait.name})${until}`;
+  return `${wait.kind} ${wait.name}${until}`;
 }
 
 export function renderExecution(e: ExecutionBody): string {
@@ -84,13 +87,11 @@ export function renderExecution(e: ExecutionBody): string {
       else if (Object.keys(details).length > 0) text += `    ${JSON.stringify(details)}\n`;
     }
   }
-  for (const [label, failure] of [
-    ["failure", e.failure],
-    ["held", e.hold],
-  ] as const) {
-    if (!failure) continue;
-    text += `${label}: ${failure.code}: ${failure.message}\n  ${failure.retryable ? "retryable" : "not retryable"}: ${failure.guidance}\n`;
+  if (e.failure) {
+    const f = e.failure;
+    text += `failure: ${f.code}: ${f.message}\n  ${f.retryable ? "retryable" : "not retryable"}: ${f.guidance}\n`;
   }
+  if (e.hold) text += `held: ${e.hold.code}: ${e.hold.message}\n  what to do: ${e.hold.guidance}\n`;
   return text;
 }
 

@@ -3,6 +3,7 @@ import type { ApiDeps } from "../api-deps.js";
 import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
+import { timeCell } from "./console-time.js";
 import { describeWaits, executionHref, statusBadge } from "./fragments.js";
 import { Html, html, layout } from "./html.js";
 
@@ -61,7 +62,7 @@ ${page.map(
   (
     e,
   ) => html`<tr><td><a href="${executionHref(e.id)}">${e.id}</a></td><td>${e.workflow}@${e.workflowVersion}</td>
-<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${e.createdAt}</td><td>${e.updatedAt}</td></tr>`,
+<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${timeCell(e.createdAt)}</td><td>${timeCell(e.updatedAt)}</td></tr>`,
 )}
 </tbody></table>
 ${page.length === 0 ? html`<p>No executions match.</p>` : null}

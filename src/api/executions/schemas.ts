@@ -16,6 +16,14 @@ export const WaitSchema = z
   .object({
     kind: z.enum(WAIT_KINDS),
     name: z.string(),
+    summary: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "What it waits for in words, where the name is a code: a held run's `fix` wait reads " +
+          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`).",
+      }),
     position: z.number().int().optional(),
     until: z
       .string()
@@ -61,7 +69,11 @@ export const ExecutionSchema = z
     progress: z.record(z.string(), z.unknown()).nullable(),
     result: z.unknown().meta({ description: "The workflow's output (encoded), once completed; else null." }),
     failure: FailureSchema.nullable(),
-    hold: FailureSchema.nullable().meta({ description: "Set while held for non-determinism." }),
+    hold: FailureSchema.nullable().meta({
+      description:
+        "Set while held (status `suspended`): for non-determinism, or a workflow version no runner has. Its " +
+        "`guidance` names the journal position or version and the commands that end the hold.",
+    }),
     key: z.string().nullable().meta({ description: "Keyed-serialization key." }),
     idempotencyKey: z.string().nullable(),
     idempotencyExpiresAt: z.string().nullable(),
