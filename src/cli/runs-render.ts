@@ -14,6 +14,19 @@ interface Failure {
   retryable: boolean;
   guidance: string;
 }
+/** `cancellation` of an execution: when, by which key, why. */
+export interface Cancellation {
+  requestedAt: string;
+  by: { name: string; subject: string; role: string } | null;
+  reason: string | null;
+}
+
+/** ` by alice@acme (key ops-laptop): wrong recipient`, or empty when nothing is known. */
+export function cancelledBy(c: Cancellation | null | undefined): string {
+  if (!c) return "";
+  return `${c.by ? ` by ${c.by.subject} (key ${c.by.name})` : ""}${c.reason ? `: ${c.reason}` : ""}`;
+}
+
 export interface ExecutionBody {
   id: string;
   workflow: string;
@@ -26,6 +39,7 @@ export interface ExecutionBody {
   hold: Failure | null;
   parentId: string | null;
   cancelRequestedAt: string | null;
+  cancellation?: Cancellation | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -73,6 +87,13 @@ export function renderExecution(e: ExecutionBody): string {
     ["wakes at", e.wakeAt],
     ["parent", e.parentId],
     ["cancel requested", e.cancelRequestedAt],
+    [
+      "cancelled by",
+      e.cancellation?.by
+        ? `${e.cancellation.by.subject} (key ${e.cancellation.by.name}, ${e.cancellation.by.role})`
+        : null,
+    ],
+    ["cancel reason", e.cancellation?.reason ?? null],
     ["created", e.createdAt],
     ["updated", e.updatedAt],
     ["finished", e.completedAt],

@@ -27,6 +27,8 @@ const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
   idempotencyExpiresAt: null,
   createdBy: null,
   cancelRequestedAt: null,
+  cancelRequestedBy: null,
+  cancelReason: null,
   ...overrides,
 });
 

@@ -6,6 +6,7 @@ import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
 import { failureGuidance, holdGuidance } from "../executions/guidance.js";
 import { toStep } from "../executions/resource.js";
+import { CANCEL_REASON_MAX } from "../executions/schemas.js";
 import type { ConsoleUser } from "./console-auth.js";
 import { timeCell } from "./console-time.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
@@ -48,7 +49,7 @@ ${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.
 <tr><th>Created</th><td>${timeCell(record.createdAt)}</td></tr><tr><th>Updated</th><td>${timeCell(record.updatedAt)}</td></tr>
 ${record.completedAt ? html`<tr><th>Finished</th><td>${timeCell(record.completedAt)}</td></tr>` : null}
 ${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${timeCell(record.wakeAt)}</td></tr>` : null}
-${record.cancelRequestedAt ? html`<tr><th>Cancel requested</th><td>${timeCell(record.cancelRequestedAt)}</td></tr>` : null}
+${cancellationRows(record)}
 </tbody></table></section>
 ${waits.length > 0 ? waitsSection(waits, record.hold) : null}
 ${progressSection(record.progress)}
@@ -58,6 +59,15 @@ ${fundingSection(waits)}
 ${timelineSection(data.journal, may("readPayloads"))}
 ${childrenSection(data.journal)}
 ${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
+}
+
+/** When a cancellation was asked for, by whom (the key's subject and name) and why. */
+function cancellationRows(record: ExecutionRecord): Html | null {
+  if (!record.cancelRequestedAt) return null;
+  const by = record.cancelRequestedBy;
+  return html`<tr><th>Cancel requested</th><td>${timeCell(record.cancelRequestedAt)}</td></tr>
+<tr><th>Cancelled by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
+<tr><th>Reason</th><td>${record.cancelReason ?? "none given"}</td></tr>`;
 }
 
 function waitsSection(waits: readonly WaitDescriptor[], hold: ExecutionRecord["hold"]): Html {
@@ -182,7 +192,8 @@ function actionsSection(
       ? html`<form class="inline" method="post" action="${base}/resume">${csrf}<button type="submit">Resume now</button></form>`
       : null,
     may.cancel
-      ? html`<form class="inline" method="post" action="${base}/cancel">${csrf}<button type="submit">Cancel run</button></form>`
+      ? html`<form method="post" action="${base}/cancel">${csrf}<label for="cancel-reason">Reason</label>
+<input id="cancel-reason" name="reason" maxlength="${CANCEL_REASON_MAX}"> <button type="submit">Cancel run</button></form>`
       : null,
   ].filter((f) => f !== null);
   return forms.length === 0 ? null : html`<section aria-label="Actions"><h2>Actions</h2>${forms}</section>`;

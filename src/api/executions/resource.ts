@@ -4,7 +4,13 @@ import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { failureGuidance, holdGuidance, holdSummary } from "./guidance.js";
-import type { ExecutionSchema, FailureSchema, StepSchema, WaitSchema } from "./schemas.js";
+import type {
+  CancellationSchema,
+  ExecutionSchema,
+  FailureSchema,
+  StepSchema,
+  WaitSchema,
+} from "./schemas.js";
 
 /** Path of an execution's status resource (the `Location` of a start). */
 export function executionPath(id: string): string {
@@ -37,6 +43,12 @@ function inWords(wait: z.infer<typeof WaitSchema>, hold: FailureRecord | null): 
   return wait.kind === "fix" && hold ? { ...wait, summary: holdSummary(hold) } : wait;
 }
 
+/** When, by whom and why a cancellation was requested; null when none was. */
+export function cancellationOf(r: ExecutionRecord): z.infer<typeof CancellationSchema> | null {
+  if (r.cancelRequestedAt === null) return null;
+  return { requestedAt: r.cancelRequestedAt, by: r.cancelRequestedBy, reason: r.cancelReason };
+}
+
 export function toExecutionResource(r: ExecutionRecord): z.infer<typeof ExecutionSchema> {
   const self = executionPath(r.id);
   const waiting = r.status === "waiting" || r.status === "suspended";
@@ -56,6 +68,7 @@ export function toExecutionResource(r: ExecutionRecord): z.infer<typeof Executio
     idempotencyExpiresAt: r.idempotencyExpiresAt,
     parentId: r.parentId,
     cancelRequestedAt: r.cancelRequestedAt,
+    cancellation: cancellationOf(r),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,
