@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
 import { RecordedHistory } from "../../engine/recorded-history.js";
 import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
@@ -246,7 +247,7 @@ export const ListQuerySchema = z
           "A stable error code: the failure's (`CANCELLED`, `RECOVERY_EXHAUSTED`, ...) or a held run's hold " +
           "(`NON_DETERMINISM`, `WORKFLOW_VERSION_UNAVAILABLE`). Combines with `status`: " +
           "`status=failed&code=CANCELLED` lists the cancelled runs.",
-        example: "CANCELLED",
+        example: ENGINE_ERRORS.CANCELLED,
       }),
     key: pgText().optional().meta({ description: "Keyed-serialization key." }),
     idempotencyKey: pgText(255).optional(),
