@@ -1,7 +1,13 @@
 import { parseArgs } from "node:util";
 import type { ApiClient } from "./api-client.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
-import { renderExecution, renderExecutionList, renderSteps } from "./runs-render.js";
+import {
+  type Cancellation,
+  cancelledBy,
+  renderExecution,
+  renderExecutionList,
+  renderSteps,
+} from "./runs-render.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -9,6 +15,7 @@ const OPTIONS = {
   json: { type: "boolean" },
   workflow: { type: "string" },
   status: { type: "string" },
+  code: { type: "string" },
   key: { type: "string" },
   "idempotency-key": { type: "string" },
   "created-after": { type: "string" },
@@ -38,7 +45,7 @@ export async function runRunsCommand(
   switch (action) {
     case "list": {
       const query = new URLSearchParams();
-      for (const name of ["workflow", "status", "key", "limit", "cursor"] as const) {
+      for (const name of ["workflow", "status", "code", "key", "limit", "cursor"] as const) {
         const value = values[name];
         if (value !== undefined) query.set(name, value);
       }
@@ -90,8 +97,15 @@ export async function runRunsCommand(
       return approve(api, io, positionals, values);
     case "cancel": {
       const id = executionId(positionals, 0);
-      const body = await api.post<{ cancelRequestedAt: string }>(`/v1/executions/${id}/cancel`);
-      print(body, () => `cancellation of ${id} requested at ${body.cancelRequestedAt}\n`);
+      const body = await api.post<{ cancelRequestedAt: string; cancellation: Cancellation }>(
+        `/v1/executions/${id}/cancel`,
+        values.reason === undefined ? undefined : { reason: values.reason },
+      );
+      print(
+        body,
+        () =>
+          `cancellation of ${id} requested at ${body.cancelRequestedAt}${cancelledBy(body.cancellation)}\n`,
+      );
       return EXIT.OK;
     }
     case "resume": {

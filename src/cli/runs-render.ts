@@ -4,6 +4,7 @@ import { formatDuration, renderFields, renderTable } from "./table.js";
 interface Wait {
   kind: string;
   name: string;
+  summary?: string;
   until: string | null;
   details?: Record<string, unknown>;
 }
@@ -13,6 +14,19 @@ interface Failure {
   retryable: boolean;
   guidance: string;
 }
+/** `cancellation` of an execution: when, by which key, why. */
+export interface Cancellation {
+  requestedAt: string;
+  by: { name: string; subject: string; role: string } | null;
+  reason: string | null;
+}
+
+/** ` by alice@acme (key ops-laptop): wrong recipient`, or empty when nothing is known. */
+export function cancelledBy(c: Cancellation | null | undefined): string {
+  if (!c) return "";
+  return `${c.by ? ` by ${c.by.subject} (key ${c.by.name})` : ""}${c.reason ? `: ${c.reason}` : ""}`;
+}
+
 export interface ExecutionBody {
   id: string;
   workflow: string;
@@ -25,6 +39,7 @@ export interface ExecutionBody {
   hold: Failure | null;
   parentId: string | null;
   cancelRequestedAt: string | null;
+  cancellation?: Cancellation | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -56,9 +71,11 @@ export function renderExecutionList(body: { items: ExecutionBody[]; nextCursor: 
   return body.nextCursor ? `${table}more: --cursor ${body.nextCursor}\n` : table;
 }
 
-/** What a wait is for and until when, in one phrase. */
+/** What a wait is for and until when, in one phrase; a held run's wait in words, its code in brackets. */
 export function describeWait(wait: Wait): string {
-  return `${wait.kind} ${wait.name}${wait.until ? ` until ${wait.until}` : ""}`;
+  const until = wait.until ? ` until ${wait.until}` : "";
+  if (wait.kind === "fix" && wait.summary) return `held for ${wait.summary} (${wait.name})${until}`;
+  return `${wait.kind} ${wait.name}${until}`;
 }
 
 export function renderExecution(e: ExecutionBody): string {
@@ -70,6 +87,13 @@ export function renderExecution(e: ExecutionBody): string {
     ["wakes at", e.wakeAt],
     ["parent", e.parentId],
     ["cancel requested", e.cancelRequestedAt],
+    [
+      "cancelled by",
+      e.cancellation?.by
+        ? `${e.cancellation.by.subject} (key ${e.cancellation.by.name}, ${e.cancellation.by.role})`
+        : null,
+    ],
+    ["cancel reason", e.cancellation?.reason ?? null],
     ["created", e.createdAt],
     ["updated", e.updatedAt],
     ["finished", e.completedAt],
@@ -84,13 +108,11 @@ export function renderExecution(e: ExecutionBody): string {
       else if (Object.keys(details).length > 0) text += `    ${JSON.stringify(details)}\n`;
     }
   }
-  for (const [label, failure] of [
-    ["failure", e.failure],
-    ["held", e.hold],
-  ] as const) {
-    if (!failure) continue;
-    text += `${label}: ${failure.code}: ${failure.message}\n  ${failure.retryable ? "retryable" : "not retryable"}: ${failure.guidance}\n`;
+  if (e.failure) {
+    const f = e.failure;
+    text += `failure: ${f.code}: ${f.message}\n  ${f.retryable ? "retryable" : "not retryable"}: ${f.guidance}\n`;
   }
+  if (e.hold) text += `held: ${e.hold.code}: ${e.hold.message}\n  what to do: ${e.hold.guidance}\n`;
   return text;
 }
 

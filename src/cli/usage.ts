@@ -2,8 +2,10 @@ import { KEYS_USAGE } from "./keys-command.js";
 
 /** Usage of every `tenor` command; kept apart from the commands so printing it loads none of them. */
 
-export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--key <key>] [--idempotency-key <key>]
+export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--code <CODE>] [--key <key>] [--idempotency-key <key>]
                   [--created-after <iso>] [--created-before <iso>] [--limit <n>] [--cursor <c>] [--json]
+                                           --status: running, waiting, suspended, completed, failed, or held
+                                           --code: a failure's or hold's code (CANCELLED, NON_DETERMINISM)
   tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance
   tenor runs steps <id> [--json]           the journal as a timeline with durations
   tenor runs history <id> > <file>         the recorded history (journal, workflow version, input, ending)
@@ -11,7 +13,9 @@ export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,..
   tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]
   tenor runs approve <id> <approval> [--reject] [--reason <text>] [--json]
                                            votes on the parameters the run asks approval for (shown first)
-  tenor runs cancel <id> [--json]
+  tenor runs cancel <id> [--reason <text>] [--json]
+                                           cooperative cancel; the run ends failed CANCELLED, naming your
+                                           key and the reason (1–2000 characters)
   tenor runs resume <id> [--json]          a suspended or held run: retry now
 `;
 

@@ -75,6 +75,10 @@ export interface TurnStart {
   journal: JournalEntry[];
   /** Set when cancellation was requested: the turn ends the run `failed` with CANCELLED. */
   cancelRequestedAt?: Date | null;
+  /** Who asked for the cancellation (the API key as it was then), recorded with the failure. */
+  cancelRequestedBy?: Record<string, unknown> | null;
+  /** Why, as the canceller wrote it. */
+  cancelReason?: string | null;
   /**
    * True when the previous turn parked cleanly (status `waiting`): everything it dispatched had
    * been handed to the queue before it parked. False after a turn that ended otherwise (a crash,

@@ -240,13 +240,18 @@ export class TurnRunner {
   }
 
   /** Cooperative cancellation (requested through the API): the run ends `failed` with CANCELLED. */
+  /** The failure keeps who asked and why, so they outlive the request's columns and reach the evidence. */
   private async cancelTurn(start: TurnStart, requestedAt: Date): Promise<TurnOutcome> {
     const at = requestedAt.toISOString();
+    const by = start.cancelRequestedBy ?? null;
+    const reason = start.cancelReason ?? null;
+    const who = by && typeof by.subject === "string" ? ` by ${by.subject} (key ${String(by.name)})` : "";
     const failure = toFailureRecord(
       new BusinessError(
         ENGINE_ERRORS.CANCELLED,
-        `execution ${start.fence.executionId} was cancelled (requested at ${at})`,
-        { requestedAt: at },
+        `execution ${start.fence.executionId} was cancelled${who} (requested at ${at})` +
+          (reason === null ? "" : `: ${reason}`),
+        { requestedAt: at, requestedBy: by, reason },
       ),
       ENGINE_ERRORS.CANCELLED,
     );

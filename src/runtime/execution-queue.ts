@@ -5,6 +5,7 @@ import type { Logger } from "../observability/logger.js";
 import { type BatchOutcome, TickBatcher } from "../store/tick-batcher.js";
 import { activityJobId, activityQueueName, executionJobId, QUEUE_NAMES } from "../transport/queue-names.js";
 import { bullmqTelemetry } from "./bullmq-telemetry.js";
+import { alignDelayedDueTime } from "./delayed-due-time.js";
 import { announceFinished } from "./execution-finished.js";
 
 /** Activity job payload: where its input is journaled, never the input itself. */
@@ -271,6 +272,21 @@ export class ExecutionQueue implements ChildDispatcher {
     if (job.attemptsStarted <= 1) return job.timestamp + job.delay;
     const at = (await this.connection.eval(TAKE_STAMP, 1, this.stampsKey(), job.id ?? "")) as string | null;
     return at === null ? null : Number(at);
+  }
+
+  /**
+   * After a park until `at`, makes the delayed job's own fields say `at` too, so Bull Board shows
+   * the execution's wake time (src/runtime/delayed-due-time.ts). Display only: a failure is logged.
+   */
+  async alignDueTime(executionId: string, at: number): Promise<void> {
+    await alignDelayedDueTime(
+      this.connection,
+      this.queue.qualifiedName,
+      executionJobId(executionId),
+      at,
+    ).catch((error: Error) =>
+      this.logger.debug("could not align a delayed job's due time", { executionId, error: error.message }),
+    );
   }
 
   private stampsKey(): string {

@@ -219,7 +219,7 @@ async function processExecutionJob(
             await parkUntilDue(job, token, Date.now() + CHILD_POLL_MS, options);
             throw new DelayedError();
           }
-          await job.moveToDelayed(Date.now() + MAX_PARK_MS, token);
+          await parkUntil(job, token, Date.now() + MAX_PARK_MS, options);
           await recheckParkedWait(options, executionId, outcome, log);
           throw new DelayedError();
         }
@@ -228,7 +228,7 @@ async function processExecutionJob(
         if (until <= Date.now()) continue;
         // A timer is due at its wake time; a long park's re-check is not a wait for a runner.
         if (until < recheckAt) await parkUntilDue(job, token, until, options);
-        else await job.moveToDelayed(until, token);
+        else await parkUntil(job, token, until, options);
         await recheckParkedWait(options, executionId, outcome, log);
         throw new DelayedError();
       }
@@ -254,7 +254,21 @@ async function parkUntilDue(
   options: ExecutionWorkerOptions,
 ): Promise<void> {
   if (options.metrics) await options.queue.stampDue(job.data.executionId, at).catch(() => undefined);
+  await parkUntil(job, token, at, options);
+}
+
+/**
+ * Moves the job to delayed until `at`, and has its fields say `at` as well: BullMQ counts a
+ * moved job's delay from the move, Bull Board from the job's creation (src/runtime/delayed-due-time.ts).
+ */
+async function parkUntil(
+  job: Job<ExecutionJobData>,
+  token: string,
+  at: number,
+  options: ExecutionWorkerOptions,
+): Promise<void> {
   await job.moveToDelayed(at, token);
+  await options.queue.alignDueTime(job.data.executionId, at);
 }
 
 /**

@@ -41,7 +41,8 @@ export const SQL = {
           ORDER BY id FOR UPDATE) taken
     WHERE e.id = taken.id
     RETURNING e.id, e.workflow, e.workflow_version, e.org_id, e.input, e.turn, e.recovery_attempts,
-              e.suspended_since, e.parent_id, e.created_at, e.cancel_requested_at, taken.status AS previous_status`,
+              e.suspended_since, e.parent_id, e.created_at, e.cancel_requested_at, e.cancel_requested_by,
+              e.cancel_reason, taken.status AS previous_status`,
 
   /**
    * The whole journals of the executions of $1 that beginTurns took, read right after it in the

@@ -1,5 +1,5 @@
 import type { Pool } from "pg";
-import { requestCancellation } from "./pg-cancellation.js";
+import { type CancelRequest, requestCancellation } from "./pg-cancellation.js";
 import { requestResume } from "./pg-resume.js";
 
 /**
@@ -15,7 +15,7 @@ export class PgExecutionCommands {
   }
 
   /** See {@link requestCancellation}. */
-  cancel(orgId: string, executionId: string) {
-    return requestCancellation(this.pool, orgId, executionId);
+  cancel(orgId: string, executionId: string, request: CancelRequest = {}) {
+    return requestCancellation(this.pool, orgId, executionId, request);
   }
 }

@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { ExecutionView } from "../engine/execution-client.js";
 import type { ExecutionStatus } from "../engine/execution-store.js";
+import type { CancelActor } from "./pg-cancellation.js";
 
 /** The status projection of one execution as the Platform API reads it, always within one organisation. */
 export interface ExecutionRecord extends ExecutionView {
@@ -9,12 +10,25 @@ export interface ExecutionRecord extends ExecutionView {
   idempotencyExpiresAt: string | null;
   createdBy: string | null;
   cancelRequestedAt: string | null;
+  /** The API key that asked for the cancellation, as it was then. */
+  cancelRequestedBy: CancelActor | null;
+  cancelReason: string | null;
 }
+
+/**
+ * A status a list may filter by: one of the five, or `held`, which is not a sixth status but the
+ * suspended executions that carry a hold (non-determinism, a workflow version no runner has), as
+ * the metrics count them (pg-metrics-queries.ts).
+ */
+export type ListStatus = ExecutionStatus | "held";
 
 export interface ExecutionListFilter {
   orgId: string;
   workflow?: string;
-  status?: ExecutionStatus[];
+  /** Any of these (OR); `held` is `suspended` with a hold. */
+  status?: ListStatus[];
+  /** The failure's stable code, or a held execution's hold code. */
+  code?: string;
   /** The keyed-serialization key. */
   key?: string;
   idempotencyKey?: string;
@@ -27,7 +41,25 @@ export interface ExecutionListFilter {
 
 export const EXECUTION_COLUMNS = `id, workflow, workflow_version, org_id, key, idempotency_key, idempotency_expires_at, status,
   waiting_for, wake_at, progress, output, failure, hold, recovery_attempts, parent_id, created_by,
-  cancel_requested_at, created_at, updated_at, completed_at`;
+  cancel_requested_at, cancel_requested_by, cancel_reason, created_at, updated_at, completed_at`;
+
+/** A failed execution's code, or a held one's: what `code=` filters on. */
+const FAILURE_CODE = "COALESCE(failure ->> 'code', hold ->> 'code')";
+
+/** Held: suspended with a hold; the predicate of the partial index on held executions (its migration). */
+const HELD = "(hold IS NOT NULL AND status = 'suspended')";
+
+/** `status = ANY(...)` for the five statuses, OR'd with {@link HELD} when `held` is asked for. */
+function statusClause(statuses: readonly ListStatus[], values: unknown[]): string {
+  const plain = statuses.filter((s) => s !== "held");
+  const parts: string[] = [];
+  if (plain.length > 0) {
+    values.push(plain);
+    parts.push(`status::text = ANY($${values.length}::text[])`);
+  }
+  if (plain.length < statuses.length) parts.push(HELD);
+  return parts.length === 1 ? (parts[0] as string) : `(${parts.join(" OR ")})`;
+}
 
 /** Reads of executions for the Platform API. Every query names the organisation: no read crosses tenants. */
 export class PgExecutionReads {
@@ -59,7 +91,10 @@ export class PgExecutionReads {
       where.push(clause(`$${values.length}`));
     };
     if (filter.workflow !== undefined) add((p) => `workflow = ${p}`, filter.workflow);
-    if (filter.status !== undefined) add((p) => `status::text = ANY(${p}::text[])`, filter.status);
+    if (filter.status !== undefined) where.push(statusClause(filter.status, values));
+    // The expression and predicate of the partial index on failure codes (its migration).
+    if (filter.code !== undefined)
+      add((p) => `(failure IS NOT NULL OR hold IS NOT NULL) AND ${FAILURE_CODE} = ${p}`, filter.code);
     if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
     if (filter.idempotencyKey !== undefined) add((p) => `idempotency_key = ${p}`, filter.idempotencyKey);
     if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
@@ -112,6 +147,8 @@ export function toExecutionRecord(r: any): ExecutionRecord {
     parentId: r.parent_id,
     createdBy: r.created_by,
     cancelRequestedAt: iso(r.cancel_requested_at),
+    cancelRequestedBy: r.cancel_requested_by ?? null,
+    cancelReason: r.cancel_reason ?? null,
     createdAt: iso(r.created_at) as string,
     updatedAt: iso(r.updated_at) as string,
     completedAt: iso(r.completed_at),

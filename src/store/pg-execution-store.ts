@@ -165,6 +165,8 @@ export class PgExecutionStore implements ExecutionStore {
         createdAt: row.created_at,
         journal: journalOf.get(row.id) ?? [],
         cancelRequestedAt: row.cancel_requested_at,
+        cancelRequestedBy: row.cancel_requested_by,
+        cancelReason: row.cancel_reason,
         afterCleanPark: row.previous_status === "waiting",
       });
     }

@@ -2,12 +2,13 @@ import { describe, expect, it } from "vitest";
 import { redactSecrets } from "../../src/api/admin/bull-board.js";
 import { generateApiKey, hashApiKey } from "../../src/api/auth/api-key.js";
 import { roleMay } from "../../src/api/auth/permissions.js";
-import { retryGuidance } from "../../src/api/executions/resource.js";
+import { failureGuidance, holdGuidance, holdSummary } from "../../src/api/executions/guidance.js";
 import { decodeCursor, encodeCursor } from "../../src/api/list-cursor.js";
 import { parsePreferWait } from "../../src/api/prefer.js";
 import { problemType, statusForCode, toProblem } from "../../src/api/problem.js";
 import { toPgTimestamp } from "../../src/api/query-params.js";
 import { hashApprovalParams } from "../../src/engine/approvals.js";
+import { NonDeterminismError, toFailureRecord } from "../../src/engine/errors.js";
 import { TenorError } from "../../src/errors/tenor-error.js";
 
 describe("problem mapping", () => {
@@ -152,10 +153,52 @@ describe("resources", () => {
   });
 
   it("gives retry guidance from the failure", () => {
-    expect(retryGuidance({ code: "X", message: "", retryable: true, details: {} })).toMatch(/^Transient/);
-    expect(retryGuidance({ code: "X", message: "", retryable: false, details: {} })).toMatch(/^Permanent/);
-    expect(retryGuidance({ code: "CANCELLED", message: "", retryable: false, details: {} })).toMatch(
+    expect(failureGuidance({ code: "X", message: "", retryable: true, details: {} })).toMatch(/^Transient/);
+    expect(failureGuidance({ code: "X", message: "", retryable: false, details: {} })).toMatch(/^Permanent/);
+    expect(failureGuidance({ code: "CANCELLED", message: "", retryable: false, details: {} })).toMatch(
       /^Cancelled/,
+    );
+  });
+
+  it("a hold's guidance names what does not replay and the commands that end it; a cancel names who and why", () => {
+    const id = "5f0c5a8e-1111-4a4a-9b9b-000000000001";
+    const nonDeterminism = toFailureRecord(
+      new NonDeterminismError(
+        3,
+        { kind: "step", name: "token.deploy" },
+        { kind: "step", name: "token.mint" },
+      ),
+      "NON_DETERMINISM",
+    );
+    const guidance = holdGuidance(id, nonDeterminism);
+    expect(guidance).toMatch(/^Held, not failed/);
+    expect(guidance).toContain("journal position 3");
+    expect(guidance).toContain('step "token.deploy"');
+    expect(guidance).toContain("tenor compat --against");
+    expect(guidance).toContain(`tenor runs resume ${id}`);
+    expect(guidance).toContain(`POST /v1/executions/${id}/resume`);
+    expect(guidance).not.toMatch(/start(ing)? again/);
+    expect(holdSummary(nonDeterminism)).toBe("a deploy of code that replays journal position 3");
+
+    const version = {
+      code: "WORKFLOW_VERSION_UNAVAILABLE",
+      message: "m",
+      retryable: false,
+      details: { workflow: "demo.asset-issue", version: 99, registered: [1, 2] },
+    };
+    expect(holdGuidance(id, version)).toContain("demo.asset-issue version 99 (it had: 1, 2)");
+    expect(holdGuidance(id, version)).toContain(`tenor runs resume ${id}`);
+    expect(holdSummary(version)).toBe("a runner that registers demo.asset-issue version 99");
+
+    const cancelled = {
+      code: "CANCELLED",
+      message: "m",
+      retryable: false,
+      details: { requestedBy: { subject: "alice@acme", name: "ops-laptop" }, reason: "wrong recipient" },
+    };
+    expect(failureGuidance(cancelled)).toBe(
+      "Cancelled on request by alice@acme (key ops-laptop): wrong recipient. To run it again, start a new " +
+        "execution with a new Idempotency-Key.",
     );
   });
 

@@ -145,6 +145,20 @@ describe("the web console in a browser", () => {
     const held = page.getByRole("region", { name: "Held" });
     expect(await held.textContent()).toContain("Held: WORKFLOW_VERSION_UNAVAILABLE");
     expect(await held.textContent()).toContain("version 99 is not registered on this runner");
+    // What to do, in words: the version that is missing and the commands that end the hold.
+    expect(await held.textContent()).toContain("tenor compat --against");
+    expect(await held.textContent()).toContain(`tenor runs resume ${id}`);
+    expect(await page.getByRole("region", { name: "Waiting for" }).textContent()).toBe(
+      "Waiting forheld for a runner that registers demo.asset-issue version 99 (WORKFLOW_VERSION_UNAVAILABLE)",
+    );
+    // Times name their zone; the exact instant is the element's datetime.
+    const wakes = page.locator("tr", { hasText: "Wakes at" }).locator("time");
+    expect(await wakes.textContent()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC$/);
+    expect(await wakes.getAttribute("datetime")).toBe((await h.waitFor(id, () => true, "read")).wakeAt);
+    await screenshot(page, "held");
+    await visit(page, `${h.base}/console?status=held`);
+    expect(await page.locator("tbody").textContent()).toContain(id);
+    await visit(page, `${h.base}/console/executions/${id}`);
     await Promise.all([
       page.waitForURL(/notice=resumed/),
       page.getByRole("button", { name: "Resume now" }).click(),
@@ -193,15 +207,25 @@ describe("the web console in a browser", () => {
     await page.fill("#signal-payload", "{not json");
     await page.getByRole("button", { name: "Send signal" }).click();
     expect(await page.getByRole("alert").textContent()).toContain("REQUEST_INVALID");
+    await page.fill("#cancel-reason", "wrong symbol");
     await Promise.all([
       page.waitForURL(/notice=cancelled/),
       page.getByRole("button", { name: "Cancel run" }).click(),
     ]);
-    await h.waitFor(
+    const failed = await h.waitFor(
       id,
       (e) => e.status === "failed" && e.failure.code === "CANCELLED",
       "cancelled from the page",
     );
+    expect(failed.cancellation).toMatchObject({ by: { subject: "integrator" }, reason: "wrong symbol" });
+    await visit(page, `${h.base}/console/executions/${id}`);
+    const status = await page.locator("section", { hasText: "Cancelled by" }).first().textContent();
+    expect(status).toMatch(/Cancelled byintegrator \(key [^,]+, integrator\)/);
+    expect(status).toContain("Reasonwrong symbol");
+    expect(await page.getByRole("region", { name: "Failure" }).textContent()).toContain(
+      "Cancelled on request by integrator",
+    );
+    await screenshot(page, "cancelled");
 
     const platform = await issueApiKey(new PgApiKeys(h.pool), {
       orgId: null,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { executionBody } from "../../src/api/console/execution-page.js";
+import { NonDeterminismError, toFailureRecord } from "../../src/engine/errors.js";
 import type { ExecutionRecord } from "../../src/store/pg-execution-reads.js";
 
 /** The execution page's HTML for cases the demo workflow never reaches: funding waits, hostile values. */
@@ -26,6 +27,8 @@ const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
   idempotencyExpiresAt: null,
   createdBy: null,
   cancelRequestedAt: null,
+  cancelRequestedBy: null,
+  cancelReason: null,
   ...overrides,
 });
 
@@ -35,6 +38,39 @@ const user = {
 };
 
 describe("execution page", () => {
+  it("a held run reads in words: what does not replay, the commands that fix it, and times in UTC", () => {
+    const hold = toFailureRecord(
+      new NonDeterminismError(
+        3,
+        { kind: "step", name: "token.deploy" },
+        { kind: "step", name: "token.mint" },
+      ),
+      "NON_DETERMINISM",
+    );
+    const id = "00000000-0000-4000-8000-000000000001";
+    const page = executionBody(
+      {
+        record: record({
+          status: "suspended",
+          hold,
+          wakeAt: "2026-12-01T10:05:17.250Z",
+          waitingFor: [{ kind: "fix", name: "NON_DETERMINISM", details: { message: hold.message } }],
+        }),
+        journal: [],
+        votes: [],
+        user,
+      },
+      null,
+      null,
+    ).text;
+    expect(page).toContain("held for a deploy of code that replays journal position 3 (NON_DETERMINISM)");
+    expect(page).not.toContain("fix NON_DETERMINISM");
+    expect(page).toContain("tenor compat --against");
+    expect(page).toContain(`tenor runs resume ${id}`);
+    expect(page).not.toContain("start again");
+    expect(page).toContain('<time datetime="2026-12-01T10:05:17.250Z">2026-12-01 10:05:17 UTC</time>');
+  });
+
   it("shows a funding request with its destination, amount and deadline", () => {
     const page = executionBody(
       {

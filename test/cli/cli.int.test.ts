@@ -136,6 +136,62 @@ describe("tenor runs", () => {
     expect(notSuspended.stderr).toContain("409 EXECUTION_NOT_SUSPENDED");
   }, 90_000);
 
+  it("shows a hold in words, lists held and cancelled runs, and cancels with a reason that stays with the failure", async () => {
+    const { id } = await startHeldRun(h);
+    const get = await runTenor(["runs", "get", id], as("operator"));
+    expect(get.code, get.stderr).toBe(0);
+    expect(get.stdout).toContain(
+      "held for a runner that registers demo.asset-issue version 99 (WORKFLOW_VERSION_UNAVAILABLE)",
+    );
+    expect(get.stdout).not.toContain("fix WORKFLOW_VERSION_UNAVAILABLE");
+    expect(get.stdout).toMatch(/what to do: Held, not failed: .*tenor compat --against/);
+    expect(get.stdout).toContain(`tenor runs resume ${id}`);
+
+    const held = await runTenor(["runs", "list", "--status", "held", "--json"], as("operator"));
+    expect(held.code, held.stderr).toBe(0);
+    expect(JSON.parse(held.stdout).items.map((e: { id: string }) => e.id)).toContain(id);
+    const bogus = await runTenor(["runs", "list", "--status", "sleeping"], as("operator"));
+    expect(bogus.code).toBe(1);
+    expect(bogus.stderr).toContain("400 REQUEST_INVALID");
+    expect(bogus.stderr).toContain(
+      "query.status: must be one or more of running, waiting, suspended, completed, failed, held",
+    );
+
+    const cancel = await runTenor(
+      ["runs", "cancel", id, "--reason", "superseded by version 3"],
+      as("operator"),
+    );
+    expect(cancel.code, cancel.stderr).toBe(0);
+    expect(cancel.stdout).toMatch(
+      new RegExp(
+        `^cancellation of ${id} requested at \\S+ by operator \\(key [^)]+\\): superseded by version 3\\n$`,
+      ),
+    );
+    await h.waitFor(id, (e) => e.status === "failed", "cancelled");
+    const after = await runTenor(["runs", "get", id], as("operator"));
+    expect(after.stdout).toMatch(/cancelled by:\s+operator \(key [^,]+, operator\)/);
+    expect(after.stdout).toMatch(/cancel reason:\s+superseded by version 3/);
+    expect(after.stdout).toMatch(/failure:\s+CANCELLED: execution \S+ was cancelled by operator/);
+    const cancelled = await runTenor(
+      ["runs", "list", "--status", "failed", "--code", "CANCELLED", "--json"],
+      as("operator"),
+    );
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect(JSON.parse(cancelled.stdout).items.map((e: { id: string }) => e.id)).toContain(id);
+
+    // The auditor's export carries the cancellation with the failure: who and why.
+    const evidence = await h.call("operator", "GET", `/v1/executions/${id}/evidence`);
+    expect(evidence.status).toBe(200);
+    const ended = evidence.body.records.filter((r: { type: string }) => r.type === "transition").at(-1);
+    expect(ended.data).toMatchObject({
+      status: "failed",
+      failure: {
+        code: "CANCELLED",
+        details: { requestedBy: { subject: "operator" }, reason: "superseded by version 3" },
+      },
+    });
+  }, 90_000);
+
   it("answers usage mistakes with exit code 2 and the usage, and a schedule table", async () => {
     const bogus = await runTenor(["runs", "get", "not-a-uuid"], as("operator"));
     expect(bogus.code).toBe(2);

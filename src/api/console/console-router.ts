@@ -12,6 +12,7 @@ import { type Permission, roleMay } from "../auth/permissions.js";
 import { cancelRun, checkSignalPayload, refuseReservedSignal } from "../executions/command-routes.js";
 import { requireExecution } from "../executions/read-routes.js";
 import { resumeRun } from "../executions/resume-route.js";
+import { CancelBodySchema } from "../executions/schemas.js";
 import { handler, parseRequest } from "../http.js";
 import { apiError, statusForCode } from "../problem.js";
 import {
@@ -140,8 +141,8 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
       return "signalled";
     },
   );
-  action("cancel", "execution.cancel", id, "cancel", async (_req, record, user) => {
-    await cancelRun(deps, user.principal.orgId, record);
+  action("cancel", "execution.cancel", id, "cancel", async (req, record, user) => {
+    await cancelRun(deps, user.principal, record, consoleCancelReason(req));
     return "cancelled";
   });
   action("resume", "execution.resume", id, "resume", async (_req, record, user) => {
@@ -149,6 +150,13 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
     return "resumed";
   });
   return router;
+}
+
+/** The cancel form's reason, validated like the API's body; an empty field is no reason. */
+function consoleCancelReason(req: Request): string | null {
+  const raw = (req.body as Record<string, unknown> | undefined)?.reason;
+  const body = typeof raw === "string" && raw.trim() !== "" ? { reason: raw } : {};
+  return parseRequest(CancelBodySchema, body, "body").reason ?? null;
 }
 
 /** The organisation's execution named in the path, or a 404 page (another organisation's included). */

@@ -4,8 +4,11 @@ import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
-import { retryGuidance, toStep } from "../executions/resource.js";
+import { failureGuidance, holdGuidance } from "../executions/guidance.js";
+import { toStep } from "../executions/resource.js";
+import { CANCEL_REASON_MAX } from "../executions/schemas.js";
 import type { ConsoleUser } from "./console-auth.js";
+import { timeCell } from "./console-time.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
 
@@ -43,14 +46,14 @@ ${notice ? html`<section role="status">${NOTICES[notice]}</section>` : null}
 <table><tbody>
 <tr><th>Execution</th><td>${record.id}</td></tr>
 ${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.parentId)}">${record.parentId}</a></td></tr>` : null}
-<tr><th>Created</th><td>${record.createdAt}</td></tr><tr><th>Updated</th><td>${record.updatedAt}</td></tr>
-${record.completedAt ? html`<tr><th>Finished</th><td>${record.completedAt}</td></tr>` : null}
-${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${record.wakeAt}</td></tr>` : null}
-${record.cancelRequestedAt ? html`<tr><th>Cancel requested</th><td>${record.cancelRequestedAt}</td></tr>` : null}
+<tr><th>Created</th><td>${timeCell(record.createdAt)}</td></tr><tr><th>Updated</th><td>${timeCell(record.updatedAt)}</td></tr>
+${record.completedAt ? html`<tr><th>Finished</th><td>${timeCell(record.completedAt)}</td></tr>` : null}
+${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${timeCell(record.wakeAt)}</td></tr>` : null}
+${cancellationRows(record)}
 </tbody></table></section>
-${waits.length > 0 ? waitsSection(waits) : null}
+${waits.length > 0 ? waitsSection(waits, record.hold) : null}
 ${progressSection(record.progress)}
-${failureSection("Failure", record.failure)}${failureSection("Held", record.hold)}
+${failureSection(record.failure)}${holdSection(record)}
 ${approvalsSection(waits, data, may("approve"))}
 ${fundingSection(waits)}
 ${timelineSection(data.journal, may("readPayloads"))}
@@ -58,9 +61,18 @@ ${childrenSection(data.journal)}
 ${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
 }
 
-function waitsSection(waits: readonly WaitDescriptor[]): Html {
+/** When a cancellation was asked for, by whom (the key's subject and name) and why. */
+function cancellationRows(record: ExecutionRecord): Html | null {
+  if (!record.cancelRequestedAt) return null;
+  const by = record.cancelRequestedBy;
+  return html`<tr><th>Cancel requested</th><td>${timeCell(record.cancelRequestedAt)}</td></tr>
+<tr><th>Cancelled by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
+<tr><th>Reason</th><td>${record.cancelReason ?? "none given"}</td></tr>`;
+}
+
+function waitsSection(waits: readonly WaitDescriptor[], hold: ExecutionRecord["hold"]): Html {
   return html`<section aria-label="Waiting for"><h2>Waiting for</h2><ul>${waits.map(
-    (w) => html`<li>${describeWait(w)}</li>`,
+    (w) => html`<li>${describeWait(w, hold)}</li>`,
   )}</ul></section>`;
 }
 
@@ -75,11 +87,20 @@ function progressSection(progress: Record<string, unknown> | null): Html | null 
   return html`<section><h2>Progress</h2>${bar}${jsonBlock(progress)}</section>`;
 }
 
-function failureSection(title: string, failure: ExecutionRecord["failure"]): Html | null {
+function failureSection(failure: ExecutionRecord["failure"]): Html | null {
   if (!failure) return null;
-  return html`<section class="alert" aria-label="${title}"><h2>${title}: ${failure.code}</h2><p>${failure.message}</p>
-<p><strong>${failure.retryable ? "Retryable" : "Not retryable"}.</strong> ${retryGuidance(failure)}</p>
+  return html`<section class="alert" aria-label="Failure"><h2>Failure: ${failure.code}</h2><p>${failure.message}</p>
+<p><strong>${failure.retryable ? "Retryable" : "Not retryable"}.</strong> ${failureGuidance(failure)}</p>
 ${failure.details && Object.keys(failure.details).length > 0 ? jsonBlock(failure.details) : null}</section>`;
+}
+
+/** A hold is not a failure: what does not replay, and the commands that end it (src/api/executions/guidance.ts). */
+function holdSection(record: ExecutionRecord): Html | null {
+  const { hold } = record;
+  if (!hold) return null;
+  return html`<section class="alert" aria-label="Held"><h2>Held: ${hold.code}</h2><p>${hold.message}</p>
+<p><strong>What to do.</strong> ${holdGuidance(record.id, hold)}</p>
+${hold.details && Object.keys(hold.details).length > 0 ? jsonBlock(hold.details) : null}</section>`;
 }
 
 function approvalsSection(
@@ -171,7 +192,8 @@ function actionsSection(
       ? html`<form class="inline" method="post" action="${base}/resume">${csrf}<button type="submit">Resume now</button></form>`
       : null,
     may.cancel
-      ? html`<form class="inline" method="post" action="${base}/cancel">${csrf}<button type="submit">Cancel run</button></form>`
+      ? html`<form method="post" action="${base}/cancel">${csrf}<label for="cancel-reason">Reason</label>
+<input id="cancel-reason" name="reason" maxlength="${CANCEL_REASON_MAX}"> <button type="submit">Cancel run</button></form>`
       : null,
   ].filter((f) => f !== null);
   return forms.length === 0 ? null : html`<section aria-label="Actions"><h2>Actions</h2>${forms}</section>`;

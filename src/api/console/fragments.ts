@@ -1,7 +1,9 @@
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { formatMilliseconds } from "../../values/format.js";
+import { holdSummary } from "../executions/guidance.js";
 import { CONSOLE_PATHS } from "./console-auth.js";
+import { consoleTime } from "./console-time.js";
 import { type Html, html } from "./html.js";
 
 /** Small pieces the console's pages share. */
@@ -15,13 +17,16 @@ export function statusBadge(status: string): Html {
 }
 
 /** What a waiting or suspended execution waits for and until when, in one line. */
-export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingFor">): string {
+export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingFor" | "hold">): string {
   if (record.status !== "waiting" && record.status !== "suspended") return "";
-  return (record.waitingFor ?? []).map(describeWait).join("; ");
+  return (record.waitingFor ?? []).map((w) => describeWait(w, record.hold)).join("; ");
 }
 
-export function describeWait(wait: WaitDescriptor): string {
-  return `${wait.kind} ${wait.name}${wait.until ? ` until ${wait.until}` : ""}`;
+/** A held run's `fix` wait reads in words (its name is the hold's code, which follows in brackets). */
+export function describeWait(wait: WaitDescriptor, hold: ExecutionRecord["hold"] = null): string {
+  const until = wait.until ? ` until ${consoleTime(wait.until)}` : "";
+  if (wait.kind === "fix" && hold) return `held for ${holdSummary(hold)} (${wait.name})${until}`;
+  return `${wait.kind} ${wait.name}${until}`;
 }
 
 /** A duration for people; empty when unknown. */

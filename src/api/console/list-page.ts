@@ -1,9 +1,10 @@
 import type { Request, Response } from "express";
 import type { ApiDeps } from "../api-deps.js";
 import type { Principal } from "../auth/authenticate.js";
-import { ExecutionStatusSchema, ListQuerySchema } from "../executions/schemas.js";
+import { ExecutionStatusSchema, LIST_STATUSES, ListQuerySchema } from "../executions/schemas.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
+import { timeCell } from "./console-time.js";
 import { describeWaits, executionHref, statusBadge } from "./fragments.js";
 import { Html, html, layout } from "./html.js";
 
@@ -13,7 +14,7 @@ const STATUSES = ExecutionStatusSchema.options;
 
 /**
  * `GET /console`: the organisation's executions, newest first, filtered like `GET /v1/executions`
- * (workflow, status, key, created range), 50 a page, with live counts per status.
+ * (workflow, status or `held`, failure code, key, created range), 50 a page, with live counts per status.
  */
 export function listPage(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -26,6 +27,7 @@ export function listPage(deps: ApiDeps) {
       orgId,
       ...(filter.workflow !== undefined ? { workflow: filter.workflow } : {}),
       ...(filter.status !== undefined ? { status: filter.status } : {}),
+      ...(filter.code !== undefined ? { code: filter.code } : {}),
       ...(filter.key !== undefined ? { key: filter.key } : {}),
       ...(filter.createdAfter !== undefined ? { createdAfter: filter.createdAfter } : {}),
       ...(filter.createdBefore !== undefined ? { createdBefore: filter.createdBefore } : {}),
@@ -54,7 +56,8 @@ ${STATUSES.map((s) => html`<span><span class="status ${s}">${s}</span> <strong d
 <section><form method="get" action="${CONSOLE_PATHS.home}">
 <label for="workflow">Workflow</label><input id="workflow" name="workflow" value="${filter.workflow ?? ""}">
 <label for="status">Status</label><select id="status" name="status"><option value="">any</option>
-${STATUSES.map((s) => html`<option value="${s}" ${selected.has(s) && selected.size === 1 ? new Html("selected") : null}>${s}</option>`)}</select>
+${LIST_STATUSES.map((s) => html`<option value="${s}" ${selected.has(s) && selected.size === 1 ? new Html("selected") : null}>${s}</option>`)}</select>
+<label for="code">Code</label><input id="code" name="code" value="${filter.code ?? ""}" placeholder="CANCELLED" maxlength="64">
 <label for="key">Key</label><input id="key" name="key" value="${filter.key ?? ""}">
 <button type="submit">Filter</button></form></section>
 <table><thead><tr><th>Execution</th><th>Workflow</th><th>Status</th><th>Waiting for</th><th>Created</th><th>Updated</th></tr></thead><tbody>
@@ -62,7 +65,7 @@ ${page.map(
   (
     e,
   ) => html`<tr><td><a href="${executionHref(e.id)}">${e.id}</a></td><td>${e.workflow}@${e.workflowVersion}</td>
-<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${e.createdAt}</td><td>${e.updatedAt}</td></tr>`,
+<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${timeCell(e.createdAt)}</td><td>${timeCell(e.updatedAt)}</td></tr>`,
 )}
 </tbody></table>
 ${page.length === 0 ? html`<p>No executions match.</p>` : null}

@@ -107,7 +107,12 @@ function transitions(sources: EvidenceSources): EvidenceFact[] {
     out.push({
       type: "transition",
       at: e.completedAt,
-      data: { status: e.status, cause: e.failure ? `${e.failure.code}: ${e.failure.message}` : "returned" },
+      data: {
+        status: e.status,
+        cause: e.failure ? `${e.failure.code}: ${e.failure.message}` : "returned",
+        // The failure's facts as recorded: for a cancellation, who asked and why (requestedBy, reason).
+        ...(e.failure ? { failure: { code: e.failure.code, details: e.failure.details ?? {} } } : {}),
+      },
     });
   } else if (e.status !== "running") {
     out.push({ type: "transition", at: e.updatedAt, data: { status: e.status, cause: "current" } });

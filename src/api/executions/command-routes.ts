@@ -4,14 +4,16 @@ import { canonicalJson } from "../../engine/canonical-json.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { inputIssues } from "../../engine/input-issues.js";
 import { TenorError } from "../../errors/tenor-error.js";
+import type { CancelActor } from "../../store/pg-cancellation.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
-import { principalOf } from "../auth/authenticate.js";
+import { type OrgPrincipal, type Principal, principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { apiError, type FieldError } from "../problem.js";
 import { notFound, requireExecution } from "./read-routes.js";
-import { IdempotencyKeySchema, SignalParams } from "./schemas.js";
+import { cancellationOf } from "./resource.js";
+import { CancelBodySchema, IdempotencyKeySchema, SignalParams } from "./schemas.js";
 import { wakeAgain } from "./wake-again.js";
 
 /**
@@ -99,23 +101,39 @@ async function isReplay(
 }
 
 /**
- * `POST /v1/executions/{id}/cancel`: cooperative cancellation. The request is recorded on the
- * execution and its unfinished children and each is woken; its next turn ends it `failed` with
- * code CANCELLED. A step already running finishes first. Repeating it is harmless.
+ * `POST /v1/executions/{id}/cancel`: cooperative cancellation, with an optional `{ reason }`. The
+ * request is recorded on the execution and its unfinished children, with the key that asked and
+ * the reason, and each is woken; its next turn ends it `failed` with code CANCELLED, whose details
+ * keep who and why. A step already running finishes first. Repeating it is harmless.
  */
 export function cancelExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
+    const { reason } = parseRequest(CancelBodySchema, req.body ?? {}, "body");
     const record = await requireExecution(deps, req, res);
-    res.status(202).json(await cancelRun(deps, principalOf(res).orgId, record));
+    res.status(202).json(await cancelRun(deps, principalOf(res), record, reason ?? null));
   };
 }
 
+/** The key that asks for a cancellation, as the execution records it (no secret: id, label, subject, role). */
+function cancelActor(principal: Principal): CancelActor {
+  return { keyId: principal.keyId, name: principal.name, subject: principal.subject, role: principal.role };
+}
+
 /**
- * Requests cancellation of `record` (and its unfinished children) and wakes each; the API route
- * and the console's button both cancel through here. EXECUTION_TERMINAL when it already finished.
+ * Requests cancellation of `record` (and its unfinished children) by `principal`, for `reason`,
+ * and wakes each; the API route and the console's button both cancel through here.
+ * EXECUTION_TERMINAL when it already finished.
  */
-export async function cancelRun(deps: ApiDeps, orgId: string, record: ExecutionRecord) {
-  const result = await deps.commands.cancel(orgId, record.id);
+export async function cancelRun(
+  deps: ApiDeps,
+  principal: OrgPrincipal,
+  record: ExecutionRecord,
+  reason: string | null,
+) {
+  const result = await deps.commands.cancel(principal.orgId, record.id, {
+    by: cancelActor(principal),
+    reason,
+  });
   if (!result) throw notFound(record.id);
   if (!result.marked || result.cancelRequestedAt === null) {
     throw new TenorError(
@@ -125,5 +143,17 @@ export async function cancelRun(deps: ApiDeps, orgId: string, record: ExecutionR
     );
   }
   for (const execution of result.executions) await deps.transport.wake(execution.id, execution.workflow);
-  return { executionId: record.id, status: result.status, cancelRequestedAt: result.cancelRequestedAt };
+  // The first request's facts: a repeated cancel does not rename who cancelled or why.
+  const marked = await deps.reads.get(principal.orgId, record.id);
+  const cancellation = (marked && cancellationOf(marked)) ?? {
+    requestedAt: result.cancelRequestedAt,
+    by: cancelActor(principal),
+    reason,
+  };
+  return {
+    executionId: record.id,
+    status: result.status,
+    cancelRequestedAt: result.cancelRequestedAt,
+    cancellation,
+  };
 }

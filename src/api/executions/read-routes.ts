@@ -89,6 +89,7 @@ export function listExecutions(deps: ApiDeps) {
       orgId: principalOf(res).orgId,
       ...(query.workflow !== undefined ? { workflow: query.workflow } : {}),
       ...(query.status !== undefined ? { status: query.status } : {}),
+      ...(query.code !== undefined ? { code: query.code } : {}),
       ...(query.key !== undefined ? { key: query.key } : {}),
       ...(query.idempotencyKey !== undefined ? { idempotencyKey: query.idempotencyKey } : {}),
       ...(query.createdAfter !== undefined ? { createdAfter: query.createdAfter } : {}),

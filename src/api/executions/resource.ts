@@ -1,34 +1,28 @@
 import type { z } from "zod";
-import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import type { FailureRecord } from "../../engine/errors.js";
 import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
-import type { ExecutionSchema, FailureSchema, StepSchema, WaitSchema } from "./schemas.js";
+import { failureGuidance, holdGuidance, holdSummary } from "./guidance.js";
+import type {
+  CancellationSchema,
+  ExecutionSchema,
+  FailureSchema,
+  StepSchema,
+  WaitSchema,
+} from "./schemas.js";
 
 /** Path of an execution's status resource (the `Location` of a start). */
 export function executionPath(id: string): string {
   return `/v1/executions/${id}`;
 }
 
-/** What a caller should do about a failure, from its `retryable` flag and code. */
-export function retryGuidance(failure: FailureRecord): string {
-  if (failure.code === ENGINE_ERRORS.CANCELLED) {
-    return "Cancelled on request. To run it again, start a new execution with a new Idempotency-Key.";
-  }
-  if (failure.retryable) {
-    return "Transient: the same request may succeed later. Start a new execution with a new Idempotency-Key; a key whose execution failed keeps answering with that failure.";
-  }
-  return "Permanent: the same request fails the same way. Change the input or resolve the cause before starting again.";
-}
-
-function failureOf(record: FailureRecord | null): z.infer<typeof FailureSchema> | null {
-  if (!record) return null;
+function failureOf(record: FailureRecord, guidance: string): z.infer<typeof FailureSchema> {
   return {
     code: record.code,
     message: record.message,
     retryable: record.retryable,
-    guidance: retryGuidance(record),
+    guidance,
     details: record.details ?? {},
     ...(record.escaped ? { escaped: record.escaped } : {}),
   };
@@ -44,6 +38,17 @@ export function toWait(w: WaitDescriptor): z.infer<typeof WaitSchema> {
   };
 }
 
+/** A held run's `fix` wait, whose name is the hold's code, with what it waits for in words. */
+function inWords(wait: z.infer<typeof WaitSchema>, hold: FailureRecord | null): z.infer<typeof WaitSchema> {
+  return wait.kind === "fix" && hold ? { ...wait, summary: holdSummary(hold) } : wait;
+}
+
+/** When, by whom and why a cancellation was requested; null when none was. */
+export function cancellationOf(r: ExecutionRecord): z.infer<typeof CancellationSchema> | null {
+  if (r.cancelRequestedAt === null) return null;
+  return { requestedAt: r.cancelRequestedAt, by: r.cancelRequestedBy, reason: r.cancelReason };
+}
+
 export function toExecutionResource(r: ExecutionRecord): z.infer<typeof ExecutionSchema> {
   const self = executionPath(r.id);
   const waiting = r.status === "waiting" || r.status === "suspended";
@@ -52,17 +57,18 @@ export function toExecutionResource(r: ExecutionRecord): z.infer<typeof Executio
     workflow: r.workflow,
     workflowVersion: r.workflowVersion,
     status: r.status,
-    waitingFor: waiting ? (r.waitingFor ?? []).map(toWait) : [],
+    waitingFor: waiting ? (r.waitingFor ?? []).map((w) => inWords(toWait(w), r.hold)) : [],
     wakeAt: waiting ? r.wakeAt : null,
     progress: r.progress,
     result: r.status === "completed" ? r.output : null,
-    failure: failureOf(r.failure),
-    hold: failureOf(r.hold),
+    failure: r.failure ? failureOf(r.failure, failureGuidance(r.failure)) : null,
+    hold: r.hold ? failureOf(r.hold, holdGuidance(r.id, r.hold)) : null,
     key: r.key,
     idempotencyKey: r.idempotencyKey,
     idempotencyExpiresAt: r.idempotencyExpiresAt,
     parentId: r.parentId,
     cancelRequestedAt: r.cancelRequestedAt,
+    cancellation: cancellationOf(r),
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,

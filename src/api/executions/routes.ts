@@ -7,6 +7,7 @@ import { getExecution, getHistory, getSteps, listExecutions } from "./read-route
 import { ResumeAcceptedSchema, resumeExecution } from "./resume-route.js";
 import {
   CancelAcceptedSchema,
+  CancelBodySchema,
   ExecutionIdParams,
   ExecutionListSchema,
   ExecutionSchema,
@@ -111,7 +112,9 @@ export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
       request: { query: ListQuerySchema },
       responses: {
         200: { description: "One page.", content: json(ExecutionListSchema) },
-        400: problem("REQUEST_INVALID (field `errors`)."),
+        400: problem(
+          "REQUEST_INVALID (field `errors`): an unknown status, a malformed code or another parameter out of its rule.",
+        ),
       },
     },
     handler: listExecutions,
@@ -214,10 +217,16 @@ export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
       description:
         "Records the request on the execution and its unfinished children and wakes them; the next turn ends each " +
         "`failed` with code CANCELLED. A step already running finishes first; an execution that completes before " +
-        `its next turn stays completed. Repeating the request keeps the first time. ${rolesNote("cancel")}`,
-      request: { params: ExecutionIdParams },
+        "its next turn stays completed. The optional body's `reason` and the calling key (id, name, subject, role) " +
+        "are kept with the request and in the failure's `details` (`requestedBy`, `reason`), and shown as the " +
+        "execution's `cancellation`. Repeating the request keeps the first time, key and reason. " +
+        rolesNote("cancel"),
+      request: { params: ExecutionIdParams, body: { required: false, content: json(CancelBodySchema) } },
       responses: {
         202: { description: "Cancellation requested.", content: json(CancelAcceptedSchema) },
+        400: problem(
+          "MALFORMED_JSON or REQUEST_INVALID (field `errors`: a reason too long, empty or not storable).",
+        ),
         404: problem("EXECUTION_NOT_FOUND."),
         409: problem("EXECUTION_TERMINAL: it already completed or failed."),
       },

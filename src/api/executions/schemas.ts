@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
 import { RecordedHistory } from "../../engine/recorded-history.js";
 import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
@@ -16,6 +17,14 @@ export const WaitSchema = z
   .object({
     kind: z.enum(WAIT_KINDS),
     name: z.string(),
+    summary: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "What it waits for in words, where the name is a code: a held run's `fix` wait reads " +
+          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`).",
+      }),
     position: z.number().int().optional(),
     until: z
       .string()
@@ -50,6 +59,39 @@ export const FailureSchema = z
   })
   .meta({ id: "Failure" });
 
+/** Who asked for a cancellation: the API key as it was when it asked. */
+export const CancelActorSchema = z
+  .object({
+    keyId: z.uuid(),
+    name: z.string().meta({ description: "The key's label." }),
+    subject: z.string().meta({ description: "The person or system the key was issued to." }),
+    role: z.string(),
+  })
+  .meta({ id: "CancelActor" });
+
+export const CancellationSchema = z
+  .object({
+    requestedAt: z.string(),
+    by: CancelActorSchema.nullable().meta({ description: "Null for a cancellation from outside the API." }),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: "Cancellation" });
+
+/** Longest cancellation reason, in characters: the bound of an approval vote's reason. */
+export const CANCEL_REASON_MAX = 2000;
+
+/** `POST /v1/executions/{id}/cancel`: an optional body with the reason. */
+export const CancelBodySchema = z
+  .object({
+    reason: pgText(CANCEL_REASON_MAX)
+      .optional()
+      .meta({
+        description: `Why, 1–${CANCEL_REASON_MAX} characters; shown with the failure and kept in it.`,
+      }),
+  })
+  .strict()
+  .meta({ id: "CancelRequest" });
+
 export const ExecutionSchema = z
   .object({
     id: z.uuid(),
@@ -61,12 +103,21 @@ export const ExecutionSchema = z
     progress: z.record(z.string(), z.unknown()).nullable(),
     result: z.unknown().meta({ description: "The workflow's output (encoded), once completed; else null." }),
     failure: FailureSchema.nullable(),
-    hold: FailureSchema.nullable().meta({ description: "Set while held for non-determinism." }),
+    hold: FailureSchema.nullable().meta({
+      description:
+        "Set while held (status `suspended`): for non-determinism, or a workflow version no runner has. Its " +
+        "`guidance` names the journal position or version and the commands that end the hold.",
+    }),
     key: z.string().nullable().meta({ description: "Keyed-serialization key." }),
     idempotencyKey: z.string().nullable(),
     idempotencyExpiresAt: z.string().nullable(),
     parentId: z.uuid().nullable(),
     cancelRequestedAt: z.string().nullable(),
+    cancellation: CancellationSchema.nullable().meta({
+      description:
+        "Set once a cancellation was requested: when, by whom and why. The run then ends `failed` with code " +
+        "CANCELLED, whose `details` keep the same facts.",
+    }),
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
@@ -129,7 +180,14 @@ export const SignalAcceptedSchema = z
   .meta({ id: "SignalAccepted" });
 
 export const CancelAcceptedSchema = z
-  .object({ executionId: z.uuid(), status: ExecutionStatusSchema, cancelRequestedAt: z.string() })
+  .object({
+    executionId: z.uuid(),
+    status: ExecutionStatusSchema,
+    cancelRequestedAt: z.string(),
+    cancellation: CancellationSchema.meta({
+      description: "The request as recorded: the first one's, when the run was already being cancelled.",
+    }),
+  })
   .meta({ id: "CancelAccepted" });
 
 export const ExecutionIdParams = z.object({ id: z.string().meta({ description: "Execution id (UUID)." }) });
@@ -143,6 +201,15 @@ export const SignalParams = z.object({
     .meta({ description: "Signal name; names starting with `$` are reserved." }),
 });
 
+/**
+ * What `status=` accepts: the five statuses, and `held` (suspended with a hold, as the metrics and
+ * docs/console.md name it). `held` is a filter, never a status an execution reports.
+ */
+export const LIST_STATUSES = [...ExecutionStatusSchema.options, "held"] as const;
+
+/** A stable error code as the engine and API write them: upper case, digits and underscores. */
+const FAILURE_CODE_PATTERN = /^[A-Z][A-Z0-9_]{0,63}$/;
+
 export const ListQuerySchema = z
   .object({
     workflow: pgText(200).optional(),
@@ -153,14 +220,35 @@ export const ListQuerySchema = z
         if (v === undefined) return undefined;
         const statuses = v.split(",").map((s) => s.trim());
         for (const s of statuses) {
-          if (!ExecutionStatusSchema.safeParse(s).success) {
-            ctx.addIssue({ code: "custom", message: `unknown status ${JSON.stringify(s)}` });
+          if (!(LIST_STATUSES as readonly string[]).includes(s)) {
+            ctx.addIssue({
+              code: "custom",
+              message: `must be one or more of ${LIST_STATUSES.join(", ")}, comma-separated (got ${JSON.stringify(s)})`,
+            });
             return z.NEVER;
           }
         }
-        return statuses as z.infer<typeof ExecutionStatusSchema>[];
+        return statuses as (typeof LIST_STATUSES)[number][];
       })
-      .meta({ description: "One status or several, comma-separated." }),
+      .meta({
+        description:
+          "One status or several, comma-separated: `running`, `waiting`, `suspended`, `completed`, `failed`, " +
+          "or `held` (suspended with a hold: non-determinism, a workflow version no runner has).",
+      }),
+    code: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || FAILURE_CODE_PATTERN.test(v), {
+        error: (issue) =>
+          `must be a stable error code: 1–64 of A–Z, 0–9 and _, starting with a letter (got ${JSON.stringify(issue.input)})`,
+      })
+      .meta({
+        description:
+          "A stable error code: the failure's (`CANCELLED`, `RECOVERY_EXHAUSTED`, ...) or a held run's hold " +
+          "(`NON_DETERMINISM`, `WORKFLOW_VERSION_UNAVAILABLE`). Combines with `status`: " +
+          "`status=failed&code=CANCELLED` lists the cancelled runs.",
+        example: ENGINE_ERRORS.CANCELLED,
+      }),
     key: pgText().optional().meta({ description: "Keyed-serialization key." }),
     idempotencyKey: pgText(255).optional(),
     createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
