@@ -23,6 +23,7 @@ import { html, layout } from "./html.js";
 /** Where the console is served, and its sign-in and sign-out pages. */
 export const CONSOLE_PATHS = {
   home: "/console",
+  runners: "/console/runners",
   signIn: "/console/sign-in",
   signOut: "/console/sign-out",
 } as const;

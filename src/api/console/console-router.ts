@@ -27,6 +27,7 @@ import { executionBody, NOTICES, type Notice } from "./execution-page.js";
 import { executionHref } from "./fragments.js";
 import { html, layout } from "./html.js";
 import { listPage, whoOf } from "./list-page.js";
+import { runnersPage } from "./runners-page.js";
 
 /**
  * The operator's web console at /console (docs/console.md): server-rendered pages, no scripts, for
@@ -39,6 +40,7 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   router.use(consoleSignInRouter(deps.keys, sessions));
   const signedIn = [consoleHeaders, ...consoleForm, consoleSession(deps.keys, sessions)];
   router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
+  router.get(CONSOLE_PATHS.runners, ...signedIn, handler(runnersPage(deps)));
   router.get(
     `${CONSOLE_PATHS.home}/executions/:id`,
     ...signedIn,

@@ -78,6 +78,7 @@ export function layout(options: {
 ${options.refreshSeconds ? new Html(`<meta http-equiv="refresh" content="${options.refreshSeconds}">`) : null}
 <style>${new Html(STYLE)}</style></head><body>
 <header><strong><a href="${options.home}">Tenor console</a></strong>
+${who ? html`<nav><a href="${options.home}">Executions</a> <a href="${options.home}/runners">Runners</a></nav>` : null}
 ${
   who
     ? html`<span class="who">${who.name} (${who.role}, org ${who.orgId})

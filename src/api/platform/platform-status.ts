@@ -6,6 +6,7 @@ import { toWait } from "../executions/resource.js";
 import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
 import { rolesNote } from "../openapi/common.js";
 import { defineRoute, type RouteDeclaration } from "../route.js";
+import { ReplicasStatusSchema, readReplicasStatus } from "./replicas-status.js";
 
 /** Most executions listed under `noMutation.executions`. */
 const STALE_LIST_LIMIT = 50;
@@ -76,6 +77,7 @@ export const PlatformStatusSchema = z
         "succeeded; `lastOutcome: empty` means it ran and found nothing), `running`, `failing`, `pending`, " +
         "`overdue` (late by more than one cadence) or `stopped` (nothing attempted for four cadences).",
     }),
+    replicas: ReplicasStatusSchema,
   })
   .meta({ id: "PlatformStatus" });
 
@@ -108,6 +110,7 @@ function readStatus(deps: ApiDeps) {
         lastSuccessAt: schedule.lastSuccessAt?.toISOString() ?? null,
         lateByMs: Math.round(schedule.lateByMs),
       })),
+      replicas: await readReplicasStatus(deps.replicas, deps.shardCount),
     };
     res.json(body);
   };
@@ -127,7 +130,8 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
         "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
         "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
         "(default 3600; at most 50 listed), the Ledger Index per chain, and the state of every runner schedule " +
-        "(overdue and stopped ones included). " +
+        "(overdue and stopped ones included), " +
+        "and every live runner and indexer with the shards no one owns. " +
         rolesNote("platformStatus"),
       responses: {
         200: {
