@@ -7,6 +7,7 @@ import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
+import type { ReplicaDirectory } from "../ownership/replica-directory.js";
 import type { ScheduleControl } from "../schedules/schedule-control.js";
 import type { PgApiKeys } from "../store/pg-api-keys.js";
 import type { PgApprovals } from "../store/pg-approvals.js";
@@ -54,6 +55,10 @@ export interface ApiDeps {
    * routes), and an operator's pause, resume and trigger.
    */
   schedules: ScheduleControl;
+  /** Live runners and indexers and the shards no one owns, for the platform status and the console. */
+  replicas: ReplicaDirectory;
+  /** Shards per ownership domain (`durable.sharding.shardCount`): the coverage the status reports. */
+  shardCount: number;
   /** An execution's input, signals and audit rows, for its evidence export. */
   evidence: PgEvidence;
   approvals: PgApprovals;

@@ -60,6 +60,10 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
       const { runSchedulesCommand } = await import("./schedules-command.js");
       return runSchedulesCommand(rest, apiClientFromEnv(env), io);
     }
+    case "runners": {
+      const { runRunnersCommand } = await import("./runners-command.js");
+      return runRunnersCommand(rest, apiClientFromEnv(env), io);
+    }
     case "keys": {
       const { runKeysCommand } = await import("./keys-command.js");
       const { PgApiKeys } = await import("../store/pg-api-keys.js");
@@ -74,7 +78,13 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
     }
     case "doctor": {
       const { runDoctor } = await import("./doctor-command.js");
-      return runDoctor(rest, { env, io, workflows: await options.workflows() });
+      const { PgReplicaDirectory } = await import("../ownership/store/pg-replica-directory.js");
+      return runDoctor(rest, {
+        env,
+        io,
+        workflows: await options.workflows(),
+        replicas: (pool, livenessWindowMs) => new PgReplicaDirectory(pool, livenessWindowMs),
+      });
     }
     case "replay": {
       const { runReplayCommand } = await import("./replay-command.js");

@@ -2,10 +2,13 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import type { ReplicaDirectory } from "../ownership/replica-directory.js";
 import { SHARD_COUNT_SETTING } from "../ownership/shard-count-guard.js";
+import type { ShardDomain } from "../ownership/shard-map.js";
 import { appliedMigrationNames, readEngineSetting, readServerSettings } from "../store/pg-doctor.js";
 import { inFlightVersions } from "../store/pg-inflight.js";
 import { REQUIRED_EVICTION_POLICY, readEvictionPolicy } from "../transport/redis-connection.js";
+import { shardList } from "./table.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -25,6 +28,8 @@ export interface DoctorDeps {
   migrations: readonly string[];
   /** Deadline of each chain RPC probe, in milliseconds. */
   rpcTimeoutMs?: number;
+  /** The runners and indexers alive now, and the shards they own. */
+  replicas: ReplicaDirectory;
 }
 
 /** Every check, in the order printed; each runs even when another failed. */
@@ -35,6 +40,8 @@ export async function runDoctorChecks(deps: DoctorDeps): Promise<CheckResult[]> 
     ["shard-count", () => checkShardCount(deps)],
     ["migrations", () => checkMigrations(deps)],
     ["workflow-registrations", () => checkRegistrations(deps)],
+    ["live-runners", () => checkLiveRunners(deps)],
+    ["shard-owners", () => checkShardOwners(deps)],
     ["chain-rpc", () => checkChains(deps)],
   ];
   const results: CheckResult[] = [];
@@ -131,6 +138,58 @@ async function checkRegistrations(deps: DoctorDeps): Promise<Omit<CheckResult, "
     detail: `not registered in this build, so their executions would be held: ${missing
       .map((v) => `${v.workflow}@${v.version} (${v.executions})`)
       .join(", ")}`,
+  };
+}
+
+/**
+ * Fails when no live runner serves a workflow of this build: its executions would not advance.
+ * Live as the shard owners count it (docs/ownership.md, "Who is alive").
+ */
+async function checkLiveRunners(deps: DoctorDeps): Promise<Omit<CheckResult, "name">> {
+  const runners = (await deps.replicas.list()).filter((r) => r.domain === "runner" && r.live);
+  if (runners.length === 0) {
+    return {
+      status: "fail",
+      detail: `no live runner (none heartbeating within durable.sharding.livenessWindowMs, ${deps.config.durable.sharding.livenessWindowMs} ms): no execution advances; start the runner role (DAPI_ROLE=runner)`,
+    };
+  }
+  const served = new Set(runners.flatMap((r) => r.workflows));
+  const declared = deps.registry.all().map((w) => `${w.name}@${w.version}`);
+  const unserved = declared.filter((w) => !served.has(w));
+  const who = `${runners.length} live runner${runners.length === 1 ? "" : "s"}`;
+  if (unserved.length > 0) {
+    return {
+      status: "fail",
+      detail: `no live runner serves ${unserved.join(", ")} (${who}): its executions wait until a runner of this build starts`,
+    };
+  }
+  const serve = runners.length === 1 ? "serves" : "serve";
+  return { status: "ok", detail: `${who} ${serve} all ${declared.length} workflow versions of this build` };
+}
+
+/**
+ * Fails when a shard has no owner: the work mapped to it (a chain's confirmation watcher, its
+ * ingest) stops. Indexer shards count only when chains are configured.
+ */
+async function checkShardOwners(deps: DoctorDeps): Promise<Omit<CheckResult, "name">> {
+  const { shardCount } = deps.config.durable.sharding;
+  const domains: ShardDomain[] = deps.config.chains.length > 0 ? ["runner", "indexer"] : ["runner"];
+  const coverage = await Promise.all(domains.map((domain) => deps.replicas.coverage(domain, shardCount)));
+  const gaps = coverage.filter((c) => c.unowned.length > 0);
+  if (gaps.length > 0) {
+    return {
+      status: "fail",
+      detail: gaps
+        .map(
+          (c) =>
+            `${c.domain} shards without an owner: ${c.unowned.length} of ${shardCount} (${shardList(c.unowned)})`,
+        )
+        .join("; "),
+    };
+  }
+  return {
+    status: "ok",
+    detail: `${domains.map((d) => `${d} ${shardCount}/${shardCount}`).join(", ")} owned${domains.length === 1 ? " (no chains configured: no indexer shards)" : ""}`,
   };
 }
 

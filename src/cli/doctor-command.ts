@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
+import type { Pool } from "pg";
 import { loadConfig } from "../config/load-config.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import type { AnyWorkflow } from "../engine/workflow.js";
+import type { ReplicaDirectory } from "../ownership/replica-directory.js";
 import { migrationNames, readMigrationsList } from "../store/migrations/migrations-directory.js";
 import { MIGRATIONS_PATH } from "../store/migrations/paths.js";
 import { createPgPool } from "../store/pg-pool.js";
@@ -13,7 +15,13 @@ import { renderTable } from "./table.js";
 /** `tenor doctor` with the role configuration of `env` (DATABASE_URL, REDIS_URL, TENOR_CONFIG, ...). */
 export async function runDoctor(
   args: readonly string[],
-  options: { env: CliEnv; io: CommandIo; workflows: readonly AnyWorkflow[] },
+  options: {
+    env: CliEnv;
+    io: CommandIo;
+    workflows: readonly AnyWorkflow[];
+    /** The replica directory over the doctor's pool (the CLI's composition root builds it). */
+    replicas: (pool: Pool, livenessWindowMs: number) => ReplicaDirectory;
+  },
 ): Promise<number> {
   const { values } = parseArgs({ args: [...args], options: { json: { type: "boolean" } }, strict: true });
   const config = loadConfig({ env: options.env });
@@ -23,7 +31,14 @@ export async function runDoctor(
   const pool = createPgPool(config.databaseUrl, { applicationName: "tenor-doctor", max: 2 });
   try {
     const migrations = migrationNames(await readMigrationsList(MIGRATIONS_PATH));
-    const deps = { config, pool, redis, registry: new WorkflowRegistry(options.workflows), migrations };
+    const deps = {
+      config,
+      pool,
+      redis,
+      registry: new WorkflowRegistry(options.workflows),
+      migrations,
+      replicas: options.replicas(pool, config.durable.sharding.livenessWindowMs),
+    };
     return await printChecks(deps, values.json ?? false, options.io);
   } finally {
     redis.disconnect();

@@ -35,3 +35,15 @@ export function renderFields(fields: readonly [string, unknown][]): string {
 export function formatDuration(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? "-" : formatMilliseconds(ms);
 }
+
+/** `0-3, 7, 9-10`: runs of consecutive shards, at most 12 of them and then `...`. */
+export function shardList(shards: readonly number[]): string {
+  const runs: string[] = [];
+  for (let i = 0; i < shards.length; ) {
+    let j = i;
+    while (j + 1 < shards.length && (shards[j + 1] as number) === (shards[j] as number) + 1) j++;
+    runs.push(i === j ? `${shards[i]}` : `${shards[i]}-${shards[j]}`);
+    i = j + 1;
+  }
+  return runs.length > 12 ? `${runs.slice(0, 12).join(", ")}, ...` : runs.join(", ");
+}

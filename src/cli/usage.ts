@@ -36,7 +36,8 @@ export const REPLAY_USAGE = `  tenor replay <file or directory>... [--against <m
 `;
 
 export const DOCTOR_USAGE = `  tenor doctor [--json]                    checks Redis, PostgreSQL, shard count, migrations, workflow
-                                           registrations of unfinished runs and chain RPCs; exit 1 on a failure
+                                           registrations of unfinished runs, live runners for every workflow,
+                                           shard owners and chain RPCs; exit 1 on a failure
 `;
 
 export const SCHEDULES_USAGE = `  tenor schedules list [--json]            every runner schedule: state, cadence, next run, last run,
@@ -47,10 +48,14 @@ export const SCHEDULES_USAGE = `  tenor schedules list [--json]            every
   tenor schedules trigger <name> [--json]  one tick now, through a runner, under the window's cycle key
 `;
 
+export const RUNNERS_USAGE = `  tenor runners [--json]                   live runners and indexers: heartbeat, shards owned, turns in
+                                           use, workflows served; shards without an owner
+`;
+
 export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
 
 Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
-${RUNS_USAGE}${SCHEDULES_USAGE}
+${RUNS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
 Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
 ${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
 Offline:
@@ -62,6 +67,7 @@ Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   runs: RUNS_USAGE,
   schedules: SCHEDULES_USAGE,
+  runners: RUNNERS_USAGE,
   keys: KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor"),
   doctor: DOCTOR_USAGE,
   compat: COMPAT_USAGE,

@@ -18,7 +18,7 @@ export const METRIC_NAMES = {
   queueDepth: "tenor_queue_depth",
   queueOldestWaitingAge: "tenor_queue_oldest_waiting_seconds",
   timersOverdue: "tenor_timers_overdue",
-  runnersLive: "tenor_runners_live",
+  replicasLive: "tenor_replicas_live",
   scheduleRuns: "tenor_schedule_runs_total",
   apiRequests: "tenor_api_requests_total",
   apiRequestDuration: "tenor_api_request_duration_seconds",

@@ -4,6 +4,7 @@ import type { Pool } from "pg";
 import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
+import { NO_WORKFLOWS, type ReplicaReport } from "./replica-directory.js";
 import { openReservedConnection, type ReservedConnection } from "./reserved-connection.js";
 import { SHARD_LOCK_NAMESPACE, type ShardDomain, shardPreference } from "./shard-map.js";
 import {
@@ -75,6 +76,8 @@ export interface ShardOwnerOptions {
   work?: ShardWork;
   /** Called after a refresh that changed the owned set, with the shards now owned (ascending). */
   onChange?: (owned: readonly number[]) => void;
+  /** What the heartbeat reports about this replica (docs/ownership.md, "Who is alive"). */
+  report?: () => ReplicaReport;
 }
 
 /** Counters an operator (or a metric exporter) reads. */
@@ -210,7 +213,13 @@ export class ShardOwner {
       "heartbeat",
       heartbeatReplica(
         session.client,
-        { id: this.replicaId, domain: this.options.domain, host: hostname(), pid: process.pid },
+        {
+          id: this.replicaId,
+          domain: this.options.domain,
+          host: hostname(),
+          pid: process.pid,
+          report: this.options.report?.() ?? NO_WORKFLOWS,
+        },
         this.timings.livenessWindowMs,
       ),
     );

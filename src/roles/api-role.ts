@@ -40,6 +40,7 @@ export async function startApiRole(
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
     chainIds: ctx.config.chains.map((chain) => chain.id),
+    sharding: ctx.config.durable.sharding,
     ...(evidenceKey ? { evidenceKey } : {}),
     webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },
   });

@@ -4,6 +4,8 @@ import { LedgerIndexer } from "../ledger-index/ledger-indexer.js";
 import { registerLedgerMetrics } from "../ledger-index/ledger-metrics.js";
 import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { startHealthServer } from "../observability/health-server.js";
+import { registerLiveReplicasGauge } from "../ownership/replica-gauge.js";
+import { PgReplicaDirectory } from "../ownership/store/pg-replica-directory.js";
 import { ledgerIndexStores } from "./ledger-index-stores.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRoleShardOwner } from "./role-shard-owner.js";
@@ -37,6 +39,10 @@ export async function startIndexerRole(ctx: RoleContext): Promise<RoleHandle> {
 async function startIndexerWork(ctx: RoleContext): Promise<RoleHandle> {
   const chains = new ChainClients(ctx.config);
   const onReorg = registerLedgerMetrics(ctx.metrics, () => new PgLedgerReads(ctx.deps.pool).health());
+  registerLiveReplicasGauge(
+    ctx.metrics,
+    new PgReplicaDirectory(ctx.deps.pool, ctx.config.durable.sharding.livenessWindowMs),
+  );
   const indexer = new LedgerIndexer({
     stores: ledgerIndexStores(ctx.deps.pool),
     chains,

@@ -7,6 +7,7 @@ import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
 import type { ApiRoutes } from "../api/application-routes.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
+import { configSchema } from "../config/schema.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { PgLedgerDomainReads } from "../ledger-index/store/domain-reads.js";
 import { PgLedgerReads } from "../ledger-index/store/reads.js";
@@ -15,6 +16,8 @@ import { EventLoopLagMonitor } from "../observability/event-loop-lag.js";
 import type { HealthState, ReadinessCheck } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
+import { registerLiveReplicasGauge } from "../ownership/replica-gauge.js";
+import { PgReplicaDirectory } from "../ownership/store/pg-replica-directory.js";
 import { scheduleControl } from "../schedules/schedule-control.js";
 import { PgApiKeys } from "../store/pg-api-keys.js";
 import { PgApprovals } from "../store/pg-approvals.js";
@@ -26,6 +29,9 @@ import { PgPlatformStatus } from "../store/pg-platform-status.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
 import { createExecutionClient } from "./create-execution-client.js";
+
+/** `durable.sharding` as the configuration defaults it, for an api built without a configuration. */
+const DEFAULT_SHARDING = configSchema.shape.durable.parse(undefined).sharding;
 
 export interface PlatformApiOptions {
   settings: ApiSettings;
@@ -47,6 +53,11 @@ export interface PlatformApiOptions {
   admission?: AdmissionSettings;
   /** Event-loop lag probe for admission control; default: an EventLoopLagMonitor of this process. */
   eventLoopLagMs?: () => number;
+  /**
+   * `durable.sharding.livenessWindowMs` and `shardCount` (the api role passes the configuration's;
+   * default the configuration's defaults): who counts as a live replica, and of how many shards.
+   */
+  sharding?: { livenessWindowMs: number; shardCount: number };
   /** Ids of the configured chains (the api role passes `chains[].id`); default none. */
   chainIds?: readonly number[];
   /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
@@ -82,6 +93,10 @@ export function createPlatformApi(options: PlatformApiOptions): {
     waitFallbackPollMs: options.settings.waitFallbackPollMs,
   });
   const keys = new PgApiKeys(pool);
+  const sharding = options.sharding ?? DEFAULT_SHARDING;
+  const replicas = new PgReplicaDirectory(pool, sharding.livenessWindowMs);
+  // On the api too: the live-runner count must still read 0 when no runner is left to report it.
+  if (options.metrics) registerLiveReplicasGauge(options.metrics, replicas);
   const monitor = options.admission && !options.eventLoopLagMs ? new EventLoopLagMonitor() : undefined;
   const eventLoopLagMs = options.eventLoopLagMs ?? (monitor ? () => monitor.lagMs() : undefined);
   // Only with admission on: it is the estimate's one reader, and the listeners run on every checkout.
@@ -98,6 +113,8 @@ export function createPlatformApi(options: PlatformApiOptions): {
     commands: new PgExecutionCommands(pool),
     platformStatus: new PgPlatformStatus(pool),
     schedules,
+    replicas,
+    shardCount: sharding.shardCount,
     evidence: new PgEvidence(pool),
     approvals: new PgApprovals(pool),
     keys,

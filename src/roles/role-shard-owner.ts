@@ -1,6 +1,7 @@
 import type { TenorConfig } from "../config/schema.js";
 import { reservedSessionUrl } from "../config/session-url.js";
 import type { Logger } from "../observability/logger.js";
+import type { ReplicaReport } from "../ownership/replica-directory.js";
 import type { ShardDomain } from "../ownership/shard-map.js";
 import { ShardOwner, type ShardWork } from "../ownership/shard-owner.js";
 import type { Dependencies } from "./dependencies.js";
@@ -17,6 +18,8 @@ export async function startRoleShardOwner(options: {
   work?: ShardWork;
   /** Called when the owned set changes (metrics). */
   onChange?: (owned: readonly number[]) => void;
+  /** What each heartbeat reports (a runner's workflows and turns in progress). */
+  report?: () => ReplicaReport;
 }): Promise<ShardOwner> {
   const { sharding } = options.config.durable;
   const owner = new ShardOwner({
@@ -29,6 +32,7 @@ export async function startRoleShardOwner(options: {
     logger: options.logger,
     ...(options.work ? { work: options.work } : {}),
     ...(options.onChange ? { onChange: options.onChange } : {}),
+    ...(options.report ? { report: options.report } : {}),
   });
   await owner.start();
   return owner;

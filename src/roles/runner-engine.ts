@@ -14,6 +14,7 @@ import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
 import { isTracingEnabled } from "../observability/tracing-state.js";
+import type { ReplicaReport } from "../ownership/replica-directory.js";
 import { startActivityWorkers } from "../runtime/activity-worker.js";
 import type { RunnerWorker } from "../runtime/dead-runner-jobs.js";
 import { engineMetricsHooks } from "../runtime/engine-metrics.js";
@@ -70,6 +71,8 @@ export interface RunnerEngine {
    * PostgreSQL session ends (src/ownership/runner-liveness.ts): executions and activities.
    */
   workers: readonly RunnerWorker[];
+  /** The workflows this runner serves and its turns in progress, for its heartbeat. */
+  report(): ReplicaReport;
   /** Logs the takeover of executions runner liveness moved back from a dead runner. */
   reportTakeover(deadRunner: string, moved: readonly { queue: string; jobIds: string[] }[]): Promise<void>;
   /** Stops the schedules, stops taking jobs, lets running turns finish (bounded by BullMQ's close). */
@@ -211,10 +214,16 @@ export async function startRunnerEngine(options: RunnerEngineOptions): Promise<R
         ],
       })
     : undefined;
+  const served = options.registry.all().map((w) => `${w.name}@${w.version}`);
   return {
     queue,
     keyed,
     workers: [worker, ...activityWorkers].map((w) => ({ queue: w.qualifiedName, worker: w.id })),
+    report: () => ({
+      workflows: served,
+      busy: worker.jobsInProgress,
+      capacity: config.durable.runnerConcurrency,
+    }),
     reportTakeover: (deadRunner, moved) => takeovers.reportReclaimed(deadRunner, moved),
     async stop() {
       await schedules.stop();

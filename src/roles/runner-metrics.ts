@@ -4,9 +4,11 @@ import type { Pool } from "pg";
 import { KeyedLanes } from "../keyed/keyed-lanes.js";
 import { METRIC_NAMES } from "../observability/metric-names.js";
 import { scrapedGauge, type TenorMetrics } from "../observability/metrics.js";
+import { registerLiveReplicasGauge } from "../ownership/replica-gauge.js";
+import { PgReplicaDirectory } from "../ownership/store/pg-replica-directory.js";
 import { readinessStampsKey } from "../runtime/execution-queue.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { countLiveExecutions, countLiveRunners, countOverdueTimers } from "../store/pg-metrics-queries.js";
+import { countLiveExecutions, countOverdueTimers } from "../store/pg-metrics-queries.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import { registerWebhookBacklogGauge } from "../webhooks/webhook-metrics.js";
 
@@ -107,15 +109,7 @@ export function registerRunnerGauges(
     },
     async () => [{ labels: {}, value: await countOverdueTimers(deps.pool, deps.overdueGraceMs) }],
   );
-  scrapedGauge(
-    metrics,
-    {
-      name: METRIC_NAMES.runnersLive,
-      help: "Runner replicas with a heartbeat within the liveness window, as PostgreSQL sees them.",
-      labelNames: [],
-    },
-    async () => [{ labels: {}, value: await countLiveRunners(deps.pool, deps.livenessWindowMs) }],
-  );
+  registerLiveReplicasGauge(metrics, new PgReplicaDirectory(deps.pool, deps.livenessWindowMs));
   const spaces = Object.values(KEYED_SPACES).map(
     (space) => new KeyedLanes(deps.redis, deps.prefix, space, space === KEYED_SPACES.entities),
   );

@@ -163,6 +163,7 @@ async function startRunnerWork(ctx: RoleContext, app: Application): Promise<Role
       logger: ctx.logger,
       onChange: (owned) => ctx.metrics.shardsOwned.set({ domain: "runner" }, owned.length),
       work: chain.shardWork,
+      report: engine.report,
     }),
   );
   return {

@@ -59,7 +59,13 @@ const MAX_ROUNDS = 5;
  * a job move (docs/engine.md, "An execution, a job, a turn"): a timer to delayed, a child to
  * waiting-children, a finish to completed.
  */
-export function startExecutionWorker(options: ExecutionWorkerOptions): Worker<ExecutionJobData> {
+/** The executions worker, with the count a runner's heartbeat reports (docs/ownership.md, "Who is alive"). */
+export interface ExecutionWorker extends Worker<ExecutionJobData> {
+  /** Jobs this process is processing now: turns in progress, at most the worker's concurrency. */
+  readonly jobsInProgress: number;
+}
+
+export function startExecutionWorker(options: ExecutionWorkerOptions): ExecutionWorker {
   const { logger } = options;
   const worker = new SingleProcessingWorker(
     QUEUE_NAMES.executions,
@@ -94,7 +100,7 @@ type Processor = (job: Job<ExecutionJobData>, token: string, abandoned: () => bo
  * the older one it was abandoned (its turn stops at its next journal call; its writes are fenced
  * by the new turn anyway), and when the older one has ended, puts its own lock back under renewal.
  */
-class SingleProcessingWorker extends Worker<ExecutionJobData> {
+class SingleProcessingWorker extends Worker<ExecutionJobData> implements ExecutionWorker {
   private readonly processing = new Map<string, { done: Promise<unknown>; abandon(): void }>();
   /** `jobId/token` of processings a newer processing of the same job replaced. */
   private readonly abandoned = new Set<string>();
@@ -106,6 +112,10 @@ class SingleProcessingWorker extends Worker<ExecutionJobData> {
     private readonly log: Logger,
   ) {
     super(name, (job, token) => processor(job, token as string, () => this.isAbandoned(job, token)), options);
+  }
+
+  get jobsInProgress(): number {
+    return this.processing.size;
   }
 
   private isAbandoned(job: Job, token: string | undefined): boolean {

@@ -49,18 +49,6 @@ export function countOverdueTimers(pool: Pool, graceMs: number): Promise<number>
   });
 }
 
-/** Runner replicas whose heartbeat is within `windowMs` (the shard-ownership liveness window). */
-export function countLiveRunners(pool: Pool, windowMs: number): Promise<number> {
-  return withScrapeTimeout(pool, async (client) => {
-    const { rows } = await client.query<{ count: string }>(
-      `SELECT count(*) AS count FROM replicas
-        WHERE domain = 'runner' AND last_seen > now() - $1 * interval '1 millisecond'`,
-      [windowMs],
-    );
-    return Number(rows[0]?.count ?? 0);
-  });
-}
-
 /**
  * Runs a scrape's read under a 2 s statement timeout, so a slow database cannot stall `/metrics`.
  * A checked-out client has no pool listener: without one of its own, a connection that dies

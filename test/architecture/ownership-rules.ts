@@ -54,13 +54,16 @@ export function inStoreFolder(file: string): boolean {
   return posix(file).split("/").includes("store");
 }
 
-/** Imports of a feature's `store/` from outside that feature and the host. */
+/** Imports of a feature's `store/` from outside that feature and the host (the CLI's entry included). */
 export function foreignStoreImports(edges: readonly ImportEdge[]): string[] {
   return edges
     .filter(({ from, to }) => {
       const owner = storeOwner(to);
       if (owner === undefined || under(from, owner)) return false;
-      return !HOST_FOLDERS.some((host) => under(from, host));
+      return (
+        !HOST_FOLDERS.some((host) => under(from, host)) &&
+        !(HOST_FILES as readonly string[]).includes(posix(from))
+      );
     })
     .map(({ from, to }) => `${posix(from)} -> ${posix(to)}`);
 }

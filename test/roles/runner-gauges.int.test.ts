@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 describe("runner gauges an SRE alerts on", () => {
-  it("oldest waiting job's age per queue, overdue timers and live runners, each a zero series when idle", async () => {
+  it("oldest waiting job's age per queue and overdue timers, each a zero series when idle", async () => {
     const metrics = createMetrics("runner");
     const gauges = registerRunnerGauges(metrics, {
       pool: db.pool,
@@ -45,7 +45,6 @@ describe("runner gauges an SRE alerts on", () => {
       for (const queue of ["executions", "schedules"])
         expect(sampleValue(idle, "tenor_queue_oldest_waiting_seconds", { queue }), queue).toBe(0);
       expect(sampleValue(idle, "tenor_timers_overdue", {})).toBe(0);
-      expect(sampleValue(idle, "tenor_runners_live", {})).toBe(0);
 
       const executions = new Queue("executions", { connection: redis, prefix });
       // Two seconds old when scraped: BullMQ keeps the timestamp it is given.
@@ -58,18 +57,12 @@ describe("runner gauges an SRE alerts on", () => {
                 ($2, 'w', 1, 'o', 'waiting', '{}', now() + interval '10 seconds')`,
         [randomUUID(), randomUUID()],
       );
-      await db.pool.query(
-        `INSERT INTO replicas (id, domain, host, pid, started_at, last_seen)
-         VALUES ('r-live', 'runner', 'h', 1, now(), now()), ('r-gone', 'runner', 'h', 2, now(), now() - interval '1 minute'),
-                ('i-live', 'indexer', 'h', 3, now(), now())`,
-      );
       const busy = await scrape();
       const age = sampleValue(busy, "tenor_queue_oldest_waiting_seconds", { queue: "executions" }) ?? 0;
       expect(age).toBeGreaterThanOrEqual(2);
       expect(age).toBeLessThan(30);
       expect(sampleValue(busy, "tenor_queue_oldest_waiting_seconds", { queue: "schedules" })).toBe(0);
       expect(sampleValue(busy, "tenor_timers_overdue", {})).toBe(1);
-      expect(sampleValue(busy, "tenor_runners_live", {})).toBe(1);
     } finally {
       await gauges.close();
     }

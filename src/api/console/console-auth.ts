@@ -19,16 +19,10 @@ import { hashApiKey } from "../auth/api-key.js";
 import { type OrgPrincipal, type Principal, toPrincipal } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { storableBody } from "../http.js";
+import { CONSOLE_PATHS } from "./console-paths.js";
 import { html, layout } from "./html.js";
 
-/** Where the console is served, and its sign-in and sign-out pages. */
-export const CONSOLE_PATHS = {
-  home: "/console",
-  signIn: "/console/sign-in",
-  signOut: "/console/sign-out",
-  /** The platform's pages start here: where a platform key's session lands. */
-  schedules: "/console/schedules",
-} as const;
+export { CONSOLE_PATHS } from "./console-paths.js";
 
 /** The console's session cookie: sessions are the board's (src/api/admin/board-session.ts), the cookie is its own. */
 export const CONSOLE_COOKIE: SessionCookieSpec = { name: "tenor_console", path: CONSOLE_PATHS.home };
@@ -146,7 +140,8 @@ export function consoleSignInRouter(keys: PgApiKeys, sessions: BoardSessions): R
 export function consoleSession(
   keys: PgApiKeys,
   sessions: BoardSessions,
-  audience: ConsoleAudience = "organisation",
+  /** `any`: a page for both kinds of key (the runners page: platform-wide operational facts). */
+  audience: ConsoleAudience | "any" = "organisation",
 ): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
@@ -162,7 +157,7 @@ export function consoleSession(
         res.redirect(303, CONSOLE_PATHS.signIn);
         return;
       }
-      if (theirs !== audience) {
+      if (audience !== "any" && theirs !== audience) {
         if (req.method === "GET") res.redirect(303, homeOf(theirs));
         else refusedPage(res, "This key may not change anything here.");
         return;

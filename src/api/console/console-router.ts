@@ -28,6 +28,7 @@ import { executionBody, NOTICES, type Notice } from "./execution-page.js";
 import { executionHref } from "./fragments.js";
 import { html, layout } from "./html.js";
 import { listPage, whoOf } from "./list-page.js";
+import { runnersPage } from "./runners-page.js";
 import { schedulesPages } from "./schedules-page.js";
 
 /**
@@ -44,6 +45,12 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   router.use(schedulesPages(deps, sessions));
   const signedIn = [consoleHeaders, ...consoleForm, consoleSession(deps.keys, sessions)];
   router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
+  router.get(
+    CONSOLE_PATHS.runners,
+    consoleHeaders,
+    consoleSession(deps.keys, sessions, "any"),
+    handler(runnersPage(deps)),
+  );
   router.get(
     `${CONSOLE_PATHS.home}/executions/:id`,
     ...signedIn,

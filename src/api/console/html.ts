@@ -1,3 +1,4 @@
+import { CONSOLE_PATHS } from "./console-paths.js";
 /**
  * Server-rendered HTML for the console: a tagged template that escapes every interpolated value
  * unless it is already Html, and the page layout. No scripts, no external assets.
@@ -81,6 +82,12 @@ export function layout(options: {
 ${options.refreshSeconds ? new Html(`<meta http-equiv="refresh" content="${options.refreshSeconds}">`) : null}
 <style>${new Html(STYLE)}</style></head><body>
 <header><strong><a href="${options.home}">Tenor console</a></strong>
+${
+  who
+    ? html`<nav>${who.orgId === null ? html`<a href="${CONSOLE_PATHS.schedules}">Schedules</a>` : html`<a href="${CONSOLE_PATHS.home}">Executions</a>`}
+<a href="${CONSOLE_PATHS.runners}">Runners</a></nav>`
+    : null
+}
 ${
   who
     ? html`<span class="who">${who.name} (${who.role}, ${who.orgId === null ? "platform" : `org ${who.orgId}`})

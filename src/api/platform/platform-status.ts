@@ -6,6 +6,7 @@ import { toWait } from "../executions/resource.js";
 import { ExecutionStatusSchema, WaitSchema } from "../executions/schemas.js";
 import { rolesNote } from "../openapi/common.js";
 import { defineRoute, type RouteDeclaration } from "../route.js";
+import { ReplicasStatusSchema, readReplicasStatus } from "./replicas-status.js";
 import { ScheduleViewSchema, scheduleJson } from "./schedule-routes.js";
 
 /** Most executions listed under `noMutation.executions`. */
@@ -65,6 +66,7 @@ export const PlatformStatusSchema = z
         "`overdue` (late by more than one cadence), `stopped` (nothing attempted for four cadences) or " +
         "`paused` (an operator paused it), its cadence in words and its next run.",
     }),
+    replicas: ReplicasStatusSchema,
   })
   .meta({ id: "PlatformStatus" });
 
@@ -92,6 +94,7 @@ function readStatus(deps: ApiDeps) {
       },
       chains: await deps.ledgerReads.health(),
       schedules: (await deps.schedules.list()).map(scheduleJson),
+      replicas: await readReplicasStatus(deps.replicas, deps.shardCount, deps.chainIds.length > 0),
     };
     res.json(body);
   };
@@ -111,7 +114,8 @@ export const PLATFORM_ROUTES: readonly RouteDeclaration[] = [
         "Derived from the status projections: counts per workflow and status, the oldest unfinished execution, " +
         "and unfinished executions whose projection has not changed for `api.noMutationThresholdSeconds` " +
         "(default 3600; at most 50 listed), the Ledger Index per chain, and the state of every runner schedule " +
-        "(overdue and stopped ones included). " +
+        "(overdue and stopped ones included), " +
+        "and every live runner and indexer with the shards no one owns. " +
         rolesNote("platformStatus"),
       responses: {
         200: {

@@ -8,6 +8,16 @@ import type { Pool, PoolClient } from "pg";
  * write.
  */
 
+/** What a replica says about itself at each heartbeat (src/ownership/replica-directory.ts). */
+export interface ReplicaReport {
+  /** The workflows it serves, as `name@version` (a runner's registry; empty for an indexer). */
+  workflows: readonly string[];
+  /** Execution turns in progress now; null for a replica that runs none (an indexer). */
+  busy: number | null;
+  /** How many turns it runs at once (`durable.runnerConcurrency`); null for an indexer. */
+  capacity: number | null;
+}
+
 /** A connection statements run on: a `pg.Client` (the reserved session) or a pooled client. */
 export type Queryable = Pick<PoolClient, "query">;
 
@@ -82,16 +92,19 @@ export async function shardsLockedByAnyone(client: Queryable, namespace: number)
  */
 export async function heartbeatReplica(
   client: Queryable,
-  replica: { id: string; domain: string; host: string; pid: number },
+  replica: { id: string; domain: string; host: string; pid: number; report: ReplicaReport },
   livenessWindowMs: number,
 ): Promise<number> {
+  const { workflows, busy, capacity } = replica.report;
   const { rows } = await client.query<{ live: number }>(
     `WITH beat AS (
-       INSERT INTO replicas (id, domain, host, pid, backend_pid, backend_start, started_at, last_seen)
-       SELECT $1, $2, $3, $4, a.pid, a.backend_start, now(), now()
+       INSERT INTO replicas (id, domain, host, pid, backend_pid, backend_start, started_at, last_seen,
+                             workflows, busy, capacity)
+       SELECT $1, $2, $3, $4, a.pid, a.backend_start, now(), now(), $6::text[], $7, $8
          FROM pg_stat_activity a WHERE a.pid = pg_backend_pid()
        ON CONFLICT (id) DO UPDATE
-         SET last_seen = now(), backend_pid = excluded.backend_pid, backend_start = excluded.backend_start
+         SET last_seen = now(), backend_pid = excluded.backend_pid, backend_start = excluded.backend_start,
+             workflows = excluded.workflows, busy = excluded.busy, capacity = excluded.capacity
        RETURNING 1
      )
      SELECT 1 + count(*)::int AS live FROM replicas r
@@ -99,7 +112,7 @@ export async function heartbeatReplica(
         AND r.last_seen > now() - make_interval(secs => $5::float / 1000)
         AND EXISTS (SELECT 1 FROM pg_stat_activity a
                      WHERE a.pid = r.backend_pid AND a.backend_start IS NOT DISTINCT FROM r.backend_start)`,
-    [replica.id, replica.domain, replica.host, replica.pid, livenessWindowMs],
+    [replica.id, replica.domain, replica.host, replica.pid, livenessWindowMs, workflows, busy, capacity],
   );
   return rows[0]?.live ?? 1;
 }

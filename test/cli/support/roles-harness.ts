@@ -48,6 +48,10 @@ export interface RolesHarness {
   waitFor(id: string, predicate: (e: Json) => boolean, what: string): Promise<Json>;
   /** Kills the runner role with SIGKILL and starts a new one on the same configuration; waits until it is ready. */
   restartRunner(): Promise<void>;
+  /** Kills the runner role with SIGKILL and waits for its exit; `restartRunner` starts one again. */
+  killRunner(): Promise<void>;
+  /** The running runner's process id. */
+  runnerPid(): number;
   stop(): Promise<void>;
 }
 
@@ -140,6 +144,12 @@ export async function startRolesHarness(
       }
       return last;
     },
+    async killRunner() {
+      const runner = roles[1] as RoleProcess;
+      runner.kill("SIGKILL");
+      await runner.exited;
+    },
+    runnerPid: () => (roles[1] as RoleProcess).child.pid as number,
     async restartRunner() {
       const old = roles[1] as RoleProcess;
       old.kill("SIGKILL");
