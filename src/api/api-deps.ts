@@ -16,6 +16,7 @@ import type { PgEvidence } from "../store/pg-evidence.js";
 import type { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
 import type { PgPlatformStatus } from "../store/pg-platform-status.js";
+import type { PgRunActivity } from "../store/pg-run-activity.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
 import type { WebhookSecretKeyring } from "../webhooks/secret-keyring.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
@@ -61,6 +62,8 @@ export interface ApiDeps {
   shardCount: number;
   /** An execution's input, signals and audit rows, for its evidence export. */
   evidence: PgEvidence;
+  /** An execution's delivered signals, audit rows and payload sizes, for its activity resource. */
+  runActivity: PgRunActivity;
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;

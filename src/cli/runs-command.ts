@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { type ActivityBody, renderActivity } from "./activity-render.js";
 import type { ApiClient } from "./api-client.js";
 import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import {
@@ -22,6 +23,8 @@ const OPTIONS = {
   "created-before": { type: "string" },
   limit: { type: "string" },
   cursor: { type: "string" },
+  parent: { type: "string" },
+  "top-level": { type: "boolean" },
   payload: { type: "string" },
   reject: { type: "boolean" },
   reason: { type: "string" },
@@ -52,14 +55,19 @@ export async function runRunsCommand(
       if (values["idempotency-key"] !== undefined) query.set("idempotencyKey", values["idempotency-key"]);
       if (values["created-after"] !== undefined) query.set("createdAfter", values["created-after"]);
       if (values["created-before"] !== undefined) query.set("createdBefore", values["created-before"]);
+      if (values.parent !== undefined) query.set("parentId", values.parent);
+      if (values["top-level"]) query.set("topLevel", "true");
       const body = await api.get<Parameters<typeof renderExecutionList>[0]>(`/v1/executions?${query}`);
       print(body, () => renderExecutionList(body));
       return EXIT.OK;
     }
     case "get": {
       const id = executionId(positionals, 0);
-      const body = await api.get<Parameters<typeof renderExecution>[0]>(`/v1/executions/${id}`);
-      print(body, () => renderExecution(body));
+      const [body, activity] = await Promise.all([
+        api.get<Parameters<typeof renderExecution>[0]>(`/v1/executions/${id}`),
+        api.get<ActivityBody>(`/v1/executions/${id}/activity`),
+      ]);
+      print({ ...body, activity }, () => renderExecution(body) + renderActivity(activity));
       return EXIT.OK;
     }
     case "steps": {

@@ -128,7 +128,7 @@ export function renderSteps(body: { executionId: string; steps: StepBody[] }): s
       s.state,
       s.attempts,
       `+${formatDuration(Date.parse(s.startedAt) - origin)}`,
-      s.state === "pending" ? "(waiting)" : formatDuration(s.durationMs),
+      s.durationMs === null ? "(waiting)" : formatDuration(s.durationMs),
       s.errorCode,
     ]),
   );

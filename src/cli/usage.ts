@@ -3,11 +3,15 @@ import { KEYS_USAGE } from "./keys-command.js";
 /** Usage of every `tenor` command; kept apart from the commands so printing it loads none of them. */
 
 export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--code <CODE>] [--key <key>] [--idempotency-key <key>]
-                  [--created-after <iso>] [--created-before <iso>] [--limit <n>] [--cursor <c>] [--json]
+                  [--created-after <iso>] [--created-before <iso>] [--parent <id>] [--top-level]
+                  [--limit <n>] [--cursor <c>] [--json]
                                            --status: running, waiting, suspended, completed, failed, or held
                                            --code: a failure's or hold's code (CANCELLED, NON_DETERMINISM)
-  tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance
-  tenor runs steps <id> [--json]           the journal as a timeline with durations
+                                           --parent: the child runs of <id>; --top-level: runs without a parent
+  tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance,
+                                           input and output (their size for keys without payload access),
+                                           parent, children, signals delivered and votes
+  tenor runs steps <id> [--json]           the journal as a timeline with durations (a timer's real length)
   tenor runs history <id> > <file>         the recorded history (journal, workflow version, input, ending)
                                            as JSON, for \`tenor replay\` (operator, admin)
   tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]

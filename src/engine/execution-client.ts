@@ -29,6 +29,14 @@ export interface ExecutionView {
   completedAt: string | null;
 }
 
+/** The API key that delivered a signal, as it was at that moment (no secret). */
+export interface SignalSender {
+  keyId: string;
+  name: string;
+  subject: string;
+  role: string;
+}
+
 export interface JournalView extends JournalEntry {
   startedAt: string;
   completedAt: string | null;
@@ -38,12 +46,13 @@ export interface JournalView extends JournalEntry {
 export interface ExecutionQueries {
   view(executionId: string): Promise<ExecutionView | null>;
   journal(executionId: string): Promise<JournalView[]>;
-  /** Stores a signal; false when this idempotency key was already delivered. */
+  /** Stores a signal with who sent it (null: not known); false when this idempotency key was already delivered. */
   insertSignal(
     executionId: string,
     name: string,
     payload: unknown,
     idempotencyKey: string | null,
+    sentBy?: SignalSender | null,
   ): Promise<boolean>;
 }
 
@@ -218,7 +227,7 @@ export class ExecutionClient {
     executionId: string,
     name: string,
     payload: unknown,
-    options: { orgId?: string; idempotencyKey?: string } = {},
+    options: { orgId?: string; idempotencyKey?: string; sentBy?: SignalSender } = {},
   ) {
     const view = await this.requireView(executionId, options.orgId);
     if (TERMINAL.includes(view.status)) {
@@ -236,6 +245,7 @@ export class ExecutionClient {
       name,
       payload,
       options.idempotencyKey ?? null,
+      options.sentBy ?? null,
     );
     // A suspended execution resumes on its recovery schedule and consumes the signal then; waking
     // it now would spend a recovery attempt ahead of the backoff (a burst of signals would exhaust

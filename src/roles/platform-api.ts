@@ -26,6 +26,7 @@ import { PgEvidence } from "../store/pg-evidence.js";
 import { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
 import { PgPlatformStatus } from "../store/pg-platform-status.js";
+import { PgRunActivity } from "../store/pg-run-activity.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
 import { createExecutionClient } from "./create-execution-client.js";
@@ -116,6 +117,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     replicas,
     shardCount: sharding.shardCount,
     evidence: new PgEvidence(pool),
+    runActivity: new PgRunActivity(pool),
     approvals: new PgApprovals(pool),
     keys,
     audit: new PgAudit(pool),

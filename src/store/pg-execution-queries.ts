@@ -1,5 +1,10 @@
 import type { Pool } from "pg";
-import type { ExecutionQueries, ExecutionView, JournalView } from "../engine/execution-client.js";
+import type {
+  ExecutionQueries,
+  ExecutionView,
+  JournalView,
+  SignalSender,
+} from "../engine/execution-client.js";
 import { json } from "./json-param.js";
 import { EXECUTION_COLUMNS, iso, toExecutionRecord } from "./pg-execution-reads.js";
 
@@ -40,11 +45,12 @@ export class PgExecutionQueries implements ExecutionQueries {
     name: string,
     payload: unknown,
     idempotencyKey: string | null,
+    sentBy: SignalSender | null = null,
   ): Promise<boolean> {
     const { rowCount } = await this.pool.query(
-      `INSERT INTO signals (execution_id, name, payload, idempotency_key) VALUES ($1, $2, $3::jsonb, $4)
+      `INSERT INTO signals (execution_id, name, payload, idempotency_key, sent_by) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb)
        ON CONFLICT (execution_id, idempotency_key) DO NOTHING`,
-      [executionId, name, json(payload ?? null) ?? "null", idempotencyKey],
+      [executionId, name, json(payload ?? null) ?? "null", idempotencyKey, sentBy ? json(sentBy) : null],
     );
     return rowCount === 1;
   }

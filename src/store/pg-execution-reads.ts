@@ -34,6 +34,10 @@ export interface ExecutionListFilter {
   idempotencyKey?: string;
   createdAfter?: string;
   createdBefore?: string;
+  /** Only the children of this execution. */
+  parentId?: string;
+  /** Only executions without a parent (no workflow started them). */
+  topLevel?: boolean;
   /** Page after this (createdAt, id): newest first. */
   after?: { createdAt: string; id: string };
   limit: number;
@@ -100,6 +104,8 @@ export class PgExecutionReads {
     if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
     if (filter.createdBefore !== undefined)
       add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
+    if (filter.parentId !== undefined) add((p) => `parent_id = ${p}::uuid`, filter.parentId);
+    if (filter.topLevel === true) where.push("parent_id IS NULL");
     if (filter.after !== undefined) {
       values.push(filter.after.createdAt, filter.after.id);
       where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);

@@ -129,7 +129,7 @@ describe("the web console in a browser", () => {
     await page.reload();
     expect(await page.locator(".status").first().textContent()).toBe("completed");
     expect(await approvals.textContent()).toContain("approver (approver, approver)");
-    expect(await page.getByRole("region", { name: "Children" }).textContent()).toContain(
+    expect(await page.getByRole("region", { name: "Parent and children" }).textContent()).toContain(
       "demo.provision-wallet",
     );
     await context.close();

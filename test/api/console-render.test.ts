@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { executionBody } from "../../src/api/console/execution-page.js";
+import { type Activity, payloadOf } from "../../src/api/executions/activity.js";
 import { NonDeterminismError, toFailureRecord } from "../../src/engine/errors.js";
 import type { ExecutionRecord } from "../../src/store/pg-execution-reads.js";
 
@@ -37,6 +38,22 @@ const user = {
   csrf: "csrf-token",
 };
 
+const NOW = new Date("2026-12-01T10:08:17.000Z");
+
+const activity = (overrides: Partial<Activity> = {}): Activity => ({
+  executionId: "00000000-0000-4000-8000-000000000001",
+  payloadsIncluded: false,
+  input: payloadOf({ symbol: "ACME" }, false),
+  output: null,
+  parent: null,
+  children: { items: [], more: null },
+  signals: [],
+  votes: [],
+  auditIncluded: false,
+  audit: [],
+  ...overrides,
+});
+
 describe("execution page", () => {
   it("a held run reads in words: what does not replay, the commands that fix it, and times in UTC", () => {
     const hold = toFailureRecord(
@@ -59,6 +76,8 @@ describe("execution page", () => {
         journal: [],
         votes: [],
         user,
+        activity: activity(),
+        now: NOW,
       },
       null,
       null,
@@ -87,6 +106,8 @@ describe("execution page", () => {
         journal: [],
         votes: [],
         user,
+        activity: activity(),
+        now: NOW,
       },
       null,
       null,
@@ -116,6 +137,8 @@ describe("execution page", () => {
         journal: [],
         votes: [],
         user,
+        activity: activity(),
+        now: NOW,
       },
       { code: "X", message: hostile },
       null,

@@ -9,7 +9,13 @@ import { voteAs } from "../approvals/routes.js";
 import { VoteBodySchema } from "../approvals/schemas.js";
 import { audited } from "../audit/audit-trail.js";
 import { type Permission, roleMay } from "../auth/permissions.js";
-import { cancelRun, checkSignalPayload, refuseReservedSignal } from "../executions/command-routes.js";
+import { activityOf } from "../executions/activity.js";
+import {
+  cancelRun,
+  checkSignalPayload,
+  keyActor,
+  refuseReservedSignal,
+} from "../executions/command-routes.js";
 import { requireExecution } from "../executions/read-routes.js";
 import { resumeRun } from "../executions/resume-route.js";
 import { CancelBodySchema } from "../executions/schemas.js";
@@ -144,7 +150,10 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
         throw apiError(API_ERRORS.REQUEST_INVALID, `the payload is not JSON: ${(error as Error).message}`);
       }
       checkSignalPayload(deps, record, name, value);
-      await deps.client.signal(record.id, name, value, { orgId: user.principal.orgId });
+      await deps.client.signal(record.id, name, value, {
+        orgId: user.principal.orgId,
+        sentBy: keyActor(user.principal),
+      });
       return "signalled";
     },
   );
@@ -196,9 +205,10 @@ async function renderExecution(
   status: number,
 ): Promise<void> {
   const user = consoleUser(res);
-  const [journal, votes] = await Promise.all([
+  const [journal, votes, activity] = await Promise.all([
     deps.client.journal(record.id, record.orgId),
     deps.approvals.list(record.orgId, record.id),
+    activityOf(deps, user.principal, record),
   ]);
   res
     .status(status)
@@ -208,9 +218,23 @@ async function renderExecution(
         title: `${record.workflow} ${record.id}`,
         home: CONSOLE_PATHS.home,
         who: whoOf(user),
-        // A running execution changes by itself; other pages hold forms and stay put.
-        ...(record.status === "running" ? { refreshSeconds: 3 } : {}),
-        body: executionBody({ record, journal, votes: votes ?? [], user }, alert, notice),
+        ...liveRefresh(record),
+        body: executionBody(
+          { record, journal, votes: votes ?? [], user, activity, now: new Date() },
+          alert,
+          notice,
+        ),
       }),
     );
+}
+
+/**
+ * A run that is not finished changes by itself (a step ends, a timer fires, a signal arrives), so
+ * its page reloads: often while running, less often while it waits or is suspended, since it then
+ * holds forms a person may be filling in (docs/console.md, "One execution").
+ */
+function liveRefresh(record: ExecutionRecord): { refreshSeconds?: number } {
+  if (record.status === "running") return { refreshSeconds: 3 };
+  if (record.status === "waiting" || record.status === "suspended") return { refreshSeconds: 10 };
+  return {};
 }

@@ -4,11 +4,14 @@ import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
+import type { Activity } from "../executions/activity.js";
 import { failureGuidance, holdGuidance } from "../executions/guidance.js";
 import { toStep } from "../executions/resource.js";
 import { CANCEL_REASON_MAX } from "../executions/schemas.js";
+import { stepTimings } from "../executions/step-timing.js";
+import { auditSection, familySection, inputOutputSection, signalsSection } from "./activity-sections.js";
 import type { ConsoleUser } from "./console-auth.js";
-import { timeCell } from "./console-time.js";
+import { timeCellAt } from "./console-time.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
 
@@ -18,6 +21,10 @@ export interface ExecutionPageData {
   journal: readonly JournalView[];
   votes: readonly VoteRecord[];
   user: ConsoleUser;
+  /** Input, output, family, signals and audit entries (src/api/executions/activity.ts). */
+  activity: Activity;
+  /** The moment of the render: relative times ("3 min ago") are true then. */
+  now: Date;
 }
 
 /** Notices an action leaves on the page it redirects to: a closed list, never text from the request. */
@@ -39,6 +46,7 @@ export function executionBody(
   const may = (p: Parameters<typeof roleMay>[1]) => roleMay(data.user.principal.role, p);
   const waiting = record.status === "waiting" || record.status === "suspended";
   const waits = waiting ? (record.waitingFor ?? []) : [];
+  const at = (iso: string | null) => timeCellAt(iso, data.now);
   return html`
 ${alert ? html`<section class="alert" role="alert"><strong>${alert.code}</strong>: ${alert.message}</section>` : null}
 ${notice ? html`<section role="status">${NOTICES[notice]}</section>` : null}
@@ -46,26 +54,29 @@ ${notice ? html`<section role="status">${NOTICES[notice]}</section>` : null}
 <table><tbody>
 <tr><th>Execution</th><td>${record.id}</td></tr>
 ${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.parentId)}">${record.parentId}</a></td></tr>` : null}
-<tr><th>Created</th><td>${timeCell(record.createdAt)}</td></tr><tr><th>Updated</th><td>${timeCell(record.updatedAt)}</td></tr>
-${record.completedAt ? html`<tr><th>Finished</th><td>${timeCell(record.completedAt)}</td></tr>` : null}
-${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${timeCell(record.wakeAt)}</td></tr>` : null}
-${cancellationRows(record)}
+<tr><th>Created</th><td>${at(record.createdAt)}</td></tr><tr><th>Updated</th><td>${at(record.updatedAt)}</td></tr>
+${record.completedAt ? html`<tr><th>Finished</th><td>${at(record.completedAt)}</td></tr>` : null}
+${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${at(record.wakeAt)}</td></tr>` : null}
+${cancellationRows(record, data.now)}
 </tbody></table></section>
 ${waits.length > 0 ? waitsSection(waits, record.hold) : null}
 ${progressSection(record.progress)}
+${inputOutputSection(data.activity)}
 ${failureSection(record.failure)}${holdSection(record)}
 ${approvalsSection(waits, data, may("approve"))}
 ${fundingSection(waits)}
-${timelineSection(data.journal, may("readPayloads"))}
-${childrenSection(data.journal)}
+${timelineSection(data, may("readPayloads"))}
+${familySection(data.activity)}
+${signalsSection(data.activity, data.now)}
+${auditSection(data.activity, data.now)}
 ${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
 }
 
 /** When a cancellation was asked for, by whom (the key's subject and name) and why. */
-function cancellationRows(record: ExecutionRecord): Html | null {
+function cancellationRows(record: ExecutionRecord, now: Date): Html | null {
   if (!record.cancelRequestedAt) return null;
   const by = record.cancelRequestedBy;
-  return html`<tr><th>Cancel requested</th><td>${timeCell(record.cancelRequestedAt)}</td></tr>
+  return html`<tr><th>Cancel requested</th><td>${timeCellAt(record.cancelRequestedAt, now)}</td></tr>
 <tr><th>Cancelled by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
 <tr><th>Reason</th><td>${record.cancelReason ?? "none given"}</td></tr>`;
 }
@@ -133,7 +144,7 @@ ${data.votes.map(
   (
     v,
   ) => html`<tr><td>${v.name}</td><td>${v.decision}</td><td>${v.approver.name} (${v.subject}, ${v.approver.role})</td>
-<td>${v.approver.at}</td><td><code>${v.paramsHash}</code></td><td>${v.reason ?? ""}</td></tr>`,
+<td>${timeCellAt(v.approver.at, data.now)}</td><td><code>${v.paramsHash}</code></td><td>${v.reason ?? ""}</td></tr>`,
 )}</tbody></table>`
     : null
 }</section>`;
@@ -147,8 +158,9 @@ function fundingSection(waits: readonly WaitDescriptor[]): Html | null {
   )}</section>`;
 }
 
-function timelineSection(journal: readonly JournalView[], withPayloads: boolean): Html {
-  const steps = journal.map((entry) => toStep(entry, withPayloads));
+function timelineSection(data: ExecutionPageData, withPayloads: boolean): Html {
+  const timings = stepTimings(data.journal, data.record);
+  const steps = data.journal.map((entry) => toStep(entry, withPayloads, timings.get(entry.position)));
   const origin = steps[0] ? Date.parse(steps[0].startedAt) : 0;
   const longest = Math.max(1, ...steps.map((s) => s.durationMs ?? 0));
   return html`<section aria-label="Journal"><h2>Journal</h2>
@@ -159,19 +171,17 @@ ${steps.map(
   (
     s,
   ) => html`<tr><td>${s.position}</td><td>${s.kind}</td><td>${s.name}</td><td>${s.state}${s.errorCode ? ` ${s.errorCode}` : ""}</td>
-<td>${s.attempts}</td><td>+${duration(Date.parse(s.startedAt) - origin)}</td><td>${s.state === "pending" ? "waiting" : duration(s.durationMs)}</td>
+<td>${s.attempts}</td><td>+${duration(Date.parse(s.startedAt) - origin)}</td><td>${s.durationMs === null ? "waiting" : duration(s.durationMs)}</td>
 <td style="width:12rem"><div class="bar" style="width:${Math.round(((s.durationMs ?? 0) / longest) * 100)}%"></div></td>
-${withPayloads ? html`<td><code>${JSON.stringify(s.error ?? s.result ?? null).slice(0, 200)}</code></td>` : null}</tr>`,
+${withPayloads ? html`<td>${stepPayload(s.error ?? s.result ?? null)}</td>` : null}</tr>`,
 )}</tbody></table>${steps.length === 0 ? html`<p>Nothing journaled yet.</p>` : null}</section>`;
 }
 
-function childrenSection(journal: readonly JournalView[]): Html | null {
-  const children = journal.filter((e) => e.kind === "child");
-  if (children.length === 0) return null;
-  return html`<section aria-label="Children"><h2>Children</h2><ul>${children.map((e) => {
-    const childId = (e.result as { childId?: string } | null)?.childId ?? "";
-    return html`<li><a href="${executionHref(childId)}">${e.name} ${childId}</a> (${e.state})</li>`;
-  })}</ul></section>`;
+/** A journal payload, whole: the first line shows, the rest folds open. */
+function stepPayload(value: unknown): Html {
+  const text = JSON.stringify(value);
+  if (text.length <= 80) return html`<code>${text}</code>`;
+  return html`<details><summary><code>${text.slice(0, 80)}…</code></summary><pre data-payload>${JSON.stringify(value, null, 2)}</pre></details>`;
 }
 
 function actionsSection(

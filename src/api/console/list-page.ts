@@ -20,8 +20,10 @@ export function listPage(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = consoleUser(res);
     const orgId = user.principal.orgId;
-    const query = ListQuerySchema.safeParse(dropEmpty(req.query as Record<string, unknown>));
+    const { children, ...rest } = dropEmpty(req.query as Record<string, unknown>);
+    const query = ListQuerySchema.safeParse(rest);
     const filter = query.success ? query.data : ListQuerySchema.parse({});
+    const family = familyFilter(filter.parentId, children === "include");
     const after = filter.cursor === undefined ? undefined : (decodeCursor(filter.cursor) ?? undefined);
     const rows = await deps.reads.list({
       orgId,
@@ -31,6 +33,7 @@ export function listPage(deps: ApiDeps) {
       ...(filter.key !== undefined ? { key: filter.key } : {}),
       ...(filter.createdAfter !== undefined ? { createdAfter: filter.createdAfter } : {}),
       ...(filter.createdBefore !== undefined ? { createdBefore: filter.createdBefore } : {}),
+      ...family,
       ...(after ? { after } : {}),
       limit: filter.limit + 1,
     });
@@ -59,7 +62,10 @@ ${STATUSES.map((s) => html`<span><span class="status ${s}">${s}</span> <strong d
 ${LIST_STATUSES.map((s) => html`<option value="${s}" ${selected.has(s) && selected.size === 1 ? new Html("selected") : null}>${s}</option>`)}</select>
 <label for="code">Code</label><input id="code" name="code" value="${filter.code ?? ""}" placeholder="CANCELLED" maxlength="64">
 <label for="key">Key</label><input id="key" name="key" value="${filter.key ?? ""}">
-<button type="submit">Filter</button></form></section>
+${filter.parentId ? html`<input type="hidden" name="parentId" value="${filter.parentId}">` : null}
+<label><input type="checkbox" name="children" value="include" ${children === "include" ? new Html("checked") : null}> Include child runs</label>
+<button type="submit">Filter</button></form>
+${filter.parentId ? html`<p data-parent-filter>Child runs of <a href="${executionHref(filter.parentId)}">${filter.parentId}</a></p>` : null}</section>
 <table><thead><tr><th>Execution</th><th>Workflow</th><th>Status</th><th>Waiting for</th><th>Created</th><th>Updated</th></tr></thead><tbody>
 ${page.map(
   (
@@ -90,6 +96,15 @@ export function whoOf(user: { principal: Principal; csrf: string }) {
     csrf: user.csrf,
     signOut: CONSOLE_PATHS.signOut,
   };
+}
+
+/**
+ * Child runs are listed under their parent (its page, or `?parentId=`), not among the runs people
+ * started: the list shows top-level runs unless asked to include children (docs/console.md).
+ */
+function familyFilter(parentId: string | undefined, includeChildren: boolean) {
+  if (parentId !== undefined) return { parentId };
+  return includeChildren ? {} : { topLevel: true };
 }
 
 /** A filter form sends empty fields; the API's schema treats absent and empty differently. */

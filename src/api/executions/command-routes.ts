@@ -42,6 +42,7 @@ export function deliverSignal(deps: ApiDeps) {
     }
     const { delivered } = await deps.client.signal(record.id, name, payload, {
       orgId: record.orgId,
+      sentBy: keyActor(principalOf(res)),
       ...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
     });
     // Lost a race with a concurrent request carrying the same key: judge against what it stored.
@@ -114,8 +115,8 @@ export function cancelExecution(deps: ApiDeps) {
   };
 }
 
-/** The key that asks for a cancellation, as the execution records it (no secret: id, label, subject, role). */
-function cancelActor(principal: Principal): CancelActor {
+/** The key that asks for a cancellation or sends a signal, as it is recorded (no secret: id, label, subject, role). */
+export function keyActor(principal: Principal): CancelActor {
   return { keyId: principal.keyId, name: principal.name, subject: principal.subject, role: principal.role };
 }
 
@@ -131,7 +132,7 @@ export async function cancelRun(
   reason: string | null,
 ) {
   const result = await deps.commands.cancel(principal.orgId, record.id, {
-    by: cancelActor(principal),
+    by: keyActor(principal),
     reason,
   });
   if (!result) throw notFound(record.id);
@@ -147,7 +148,7 @@ export async function cancelRun(
   const marked = await deps.reads.get(principal.orgId, record.id);
   const cancellation = (marked && cancellationOf(marked)) ?? {
     requestedAt: result.cancelRequestedAt,
-    by: cancelActor(principal),
+    by: keyActor(principal),
     reason,
   };
   return {

@@ -10,6 +10,7 @@ import { parseRequest } from "../http.js";
 import { pageAfter, pageOf } from "../list-cursor.js";
 import { toExecutionResource, toStep } from "./resource.js";
 import { ExecutionIdParams, ListQuerySchema } from "./schemas.js";
+import { stepTimings } from "./step-timing.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,10 +42,11 @@ export function getSteps(deps: ApiDeps) {
     const record = await requireExecution(deps, req, res);
     const withPayloads = roleMay(principalOf(res).role, "readPayloads");
     const journal = await deps.client.journal(record.id, record.orgId);
+    const timings = stepTimings(journal, record);
     res.json({
       executionId: record.id,
       payloadsIncluded: withPayloads,
-      steps: journal.map((entry) => toStep(entry, withPayloads)),
+      steps: journal.map((entry) => toStep(entry, withPayloads, timings.get(entry.position))),
     });
   };
 }
@@ -94,6 +96,8 @@ export function listExecutions(deps: ApiDeps) {
       ...(query.idempotencyKey !== undefined ? { idempotencyKey: query.idempotencyKey } : {}),
       ...(query.createdAfter !== undefined ? { createdAfter: query.createdAfter } : {}),
       ...(query.createdBefore !== undefined ? { createdBefore: query.createdBefore } : {}),
+      ...(query.parentId !== undefined ? { parentId: query.parentId } : {}),
+      ...(query.topLevel ? { topLevel: true } : {}),
       ...(after !== undefined ? { after } : {}),
       limit: query.limit + 1,
     });

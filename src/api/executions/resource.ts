@@ -11,6 +11,7 @@ import type {
   StepSchema,
   WaitSchema,
 } from "./schemas.js";
+import { presentedWait, type StepTiming } from "./step-timing.js";
 
 /** Path of an execution's status resource (the `Location` of a start). */
 export function executionPath(id: string): string {
@@ -72,20 +73,31 @@ export function toExecutionResource(r: ExecutionRecord): z.infer<typeof Executio
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,
-    links: { self, steps: `${self}/steps`, approvals: `${self}/approvals` },
+    links: { self, steps: `${self}/steps`, approvals: `${self}/approvals`, activity: `${self}/activity` },
   };
 }
 
-export function toStep(entry: JournalView, withPayloads: boolean): z.infer<typeof StepSchema> {
-  const durationMs = entry.completedAt ? Date.parse(entry.completedAt) - Date.parse(entry.startedAt) : null;
+/** One journal position; `timing` from {@link stepTimings} (a timer's real end), else the row's own. */
+export function toStep(
+  entry: JournalView,
+  withPayloads: boolean,
+  timing?: StepTiming,
+): z.infer<typeof StepSchema> {
+  const completedAt = timing ? timing.completedAt : entry.completedAt;
+  const durationMs = timing
+    ? timing.durationMs
+    : entry.completedAt
+      ? Date.parse(entry.completedAt) - Date.parse(entry.startedAt)
+      : null;
+  const shown = presentedWait(entry.kind, entry.name);
   return {
     position: entry.position,
-    kind: entry.kind,
-    name: entry.name,
+    kind: shown.kind as z.infer<typeof StepSchema>["kind"],
+    name: shown.name,
     state: entry.state,
     attempts: entry.attempts,
     startedAt: entry.startedAt,
-    completedAt: entry.completedAt,
+    completedAt,
     durationMs,
     errorCode: entry.error?.code ?? null,
     ...(withPayloads ? { result: entry.result ?? null, error: entry.error ?? null } : {}),

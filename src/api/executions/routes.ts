@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { AnyWorkflow } from "../../engine/workflow.js";
 import { problem, rolesNote } from "../openapi/common.js";
 import { type DocumentedPath, defineRoute, type RouteDeclaration } from "../route.js";
+import { getActivity } from "./activity.js";
+import { ActivitySchema } from "./activity-schemas.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
 import { getExecution, getHistory, getSteps, listExecutions } from "./read-routes.js";
 import { ResumeAcceptedSchema, resumeExecution } from "./resume-route.js";
@@ -152,6 +154,29 @@ export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
       },
     },
     handler: getSteps,
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/executions/{id}/activity",
+    permission: "read",
+    openapi: {
+      operationId: "getExecutionActivity",
+      tags: ["executions"],
+      summary: "Everything that happened to an execution besides its journal",
+      description:
+        "Input and output, parent and children (the first 20; `more` links the cursor-paged rest), every signal " +
+        "delivered (name, the key that sent it, when, payload), every approval vote and the audit entries naming the " +
+        "run. Kept apart from the status resource so that stays light whatever the payloads weigh. Payloads " +
+        "(`value` of input, output and each signal) only for roles that may read payloads (operator, admin); the " +
+        "others see each payload's `bytes` and `sha256`. Audit entries only for operator and admin. " +
+        rolesNote("read"),
+      request: { params: ExecutionIdParams },
+      responses: {
+        200: { description: "The run's activity.", content: json(ActivitySchema) },
+        404: problem("EXECUTION_NOT_FOUND."),
+      },
+    },
+    handler: getActivity,
   }),
   defineRoute({
     method: "get",

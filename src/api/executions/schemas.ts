@@ -121,7 +121,7 @@ export const ExecutionSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
-    links: z.object({ self: z.string(), steps: z.string(), approvals: z.string() }),
+    links: z.object({ self: z.string(), steps: z.string(), approvals: z.string(), activity: z.string() }),
   })
   .meta({ id: "Execution" });
 
@@ -138,15 +138,24 @@ export const ExecutionListSchema = z
 export const StepSchema = z
   .object({
     position: z.number().int(),
-    kind: z.enum(["step", "sleep", "signal", "child", "condition", "now", "uuid", "random"]),
+    kind: z
+      .enum(["step", "sleep", "signal", "approval", "child", "condition", "now", "uuid", "random"])
+      .meta({
+        description:
+          "`approval`: a wait for an approval, under the name the workflow declared (journaled as its reserved signal).",
+      }),
     name: z.string(),
     state: z.enum(["pending", "ok", "error", "cancelled"]).meta({
       description: "`cancelled`: still pending when the execution ended; it will never resolve.",
     }),
     attempts: z.number().int(),
     startedAt: z.string(),
-    completedAt: z.string().nullable(),
-    durationMs: z.number().int().nullable(),
+    completedAt: z.string().nullable().meta({
+      description: "When it ended; a timer ends when the run went past it (null while it still sleeps).",
+    }),
+    durationMs: z.number().int().nullable().meta({
+      description: "From its start to its end: a timer's or a wait's real length; null while open.",
+    }),
     errorCode: z.string().nullable(),
     result: z
       .unknown()
@@ -253,6 +262,15 @@ export const ListQuerySchema = z
     idempotencyKey: pgText(255).optional(),
     createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
     createdBefore: pgTimestamp.optional().meta({ description: "Exclusive upper bound of createdAt." }),
+    parentId: z.uuid().optional().meta({ description: "Only the child runs this execution started." }),
+    topLevel: z
+      .enum(["true", "false"])
+      .optional()
+      .transform((v) => v === "true")
+      .meta({
+        description:
+          "`true`: only runs no workflow started (no parent), as the console lists by default. Default `false`: every run.",
+      }),
     limit: pageLimit,
     cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
   })

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "signals" ADD COLUMN     "sent_by" JSONB;
