@@ -58,7 +58,7 @@ describe("api role", () => {
     expect(out).toContain("waiting for approval:issue");
     expect(out).toContain("approval: approve by demo-approver (1/1, approved)");
     expect(out).toContain("status: completed");
-    expect(out).toMatch(/#2 signal +\$approval:issue +ok/);
+    expect(out).toMatch(/#2 approval +issue +ok/);
   });
 
   it("answers problem+json for unknown routes and 401 without a key; logs neither keys nor payloads", async () => {

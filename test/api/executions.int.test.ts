@@ -123,6 +123,7 @@ describe("reading executions", () => {
       self: `/v1/executions/${body.id}`,
       steps: `/v1/executions/${body.id}/steps`,
       approvals: `/v1/executions/${body.id}/approvals`,
+      activity: `/v1/executions/${body.id}/activity`,
     });
   });
 

@@ -71,7 +71,7 @@ describe("tenor runs", () => {
     expect(steps.code, steps.stderr).toBe(0);
     expect(steps.stdout.split("\n")[0]).toMatch(/^POS\s+KIND\s+NAME\s+STATE\s+ATTEMPTS\s+AT\s+DURATION/);
     expect(steps.stdout).toMatch(/0\s+step\s+feed\.deploy\s+ok\s+1\s+\+0 ms\s+\S+ m?s/);
-    expect(steps.stdout).toMatch(/signal\s+\$approval:issue\s+ok\s+1\s+\+\S+ (ms|s)\s+\S+ (ms|s)/);
+    expect(steps.stdout).toMatch(/approval\s+issue\s+ok\s+1\s+\+\S+ (ms|s)\s+\S+ (ms|s)/);
     const json = await runTenor(["runs", "steps", id, "--json"], as("operator"));
     expect(JSON.parse(json.stdout).steps.map((s: { name: string }) => s.name)).toEqual(
       expect.arrayContaining(["feed.deploy", "token.deploy", "settle"]),
