@@ -10,6 +10,7 @@ import { VoteBodySchema } from "../approvals/schemas.js";
 import { audited } from "../audit/audit-trail.js";
 import { type Permission, roleMay } from "../auth/permissions.js";
 import { cancelRun, checkSignalPayload, refuseReservedSignal } from "../executions/command-routes.js";
+import { keyQueueFor } from "../executions/key-queue.js";
 import { requireExecution } from "../executions/read-routes.js";
 import { resumeRun } from "../executions/resume-route.js";
 import { CancelBodySchema } from "../executions/schemas.js";
@@ -196,9 +197,10 @@ async function renderExecution(
   status: number,
 ): Promise<void> {
   const user = consoleUser(res);
-  const [journal, votes] = await Promise.all([
+  const [journal, votes, keyQueue] = await Promise.all([
     deps.client.journal(record.id, record.orgId),
     deps.approvals.list(record.orgId, record.id),
+    keyQueueFor(deps.keyLines, record),
   ]);
   res
     .status(status)
@@ -208,9 +210,9 @@ async function renderExecution(
         title: `${record.workflow} ${record.id}`,
         home: CONSOLE_PATHS.home,
         who: whoOf(user),
-        // A running execution changes by itself; other pages hold forms and stay put.
-        ...(record.status === "running" ? { refreshSeconds: 3 } : {}),
-        body: executionBody({ record, journal, votes: votes ?? [], user }, alert, notice),
+        // A running execution changes by itself, and so does a place in a key's line; other pages hold forms and stay put.
+        ...(record.status === "running" || keyQueue.length > 0 ? { refreshSeconds: 3 } : {}),
+        body: executionBody({ record, journal, votes: votes ?? [], user, keyQueue }, alert, notice),
       }),
     );
 }

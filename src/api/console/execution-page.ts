@@ -5,12 +5,14 @@ import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
 import { failureGuidance, holdGuidance } from "../executions/guidance.js";
+import type { KeyQueueEntry } from "../executions/key-queue.js";
 import { toStep } from "../executions/resource.js";
 import { CANCEL_REASON_MAX } from "../executions/schemas.js";
 import type { ConsoleUser } from "./console-auth.js";
 import { timeCell } from "./console-time.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
+import { keyQueueSection } from "./key-queue-section.js";
 
 /** Everything one execution's page shows. */
 export interface ExecutionPageData {
@@ -18,6 +20,8 @@ export interface ExecutionPageData {
   journal: readonly JournalView[];
   votes: readonly VoteRecord[];
   user: ConsoleUser;
+  /** The key lines the run is queued in and who holds them (src/api/executions/key-queue.ts). */
+  keyQueue?: readonly KeyQueueEntry[];
 }
 
 /** Notices an action leaves on the page it redirects to: a closed list, never text from the request. */
@@ -52,6 +56,7 @@ ${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${timeCell(record.wak
 ${cancellationRows(record)}
 </tbody></table></section>
 ${waits.length > 0 ? waitsSection(waits, record.hold) : null}
+${keyQueueSection(data.keyQueue ?? [])}
 ${progressSection(record.progress)}
 ${failureSection(record.failure)}${holdSection(record)}
 ${approvalsSection(waits, data, may("approve"))}
