@@ -84,6 +84,18 @@ describe("who holds the key", () => {
     // A run that holds the key stands in no line.
     expect((await view("operator", a)).keyQueue).toEqual([]);
 
+    // The answer is PostgreSQL's: with the keyed workflows' Redis space gone, the line reads the same.
+    await dropWorkflowLanes();
+    expect(lineOf(await view("operator", b))).toEqual({
+      ...lineOf(bView),
+      holder: { ...held, heldMs: expect.any(Number) },
+    });
+    expect(lineOf(await view("operator", c))).toMatchObject({
+      position: 2,
+      holder: { executionId: a, since: held.since },
+    });
+    await expect.poll(() => h.redis.exists(`${h.prefix}:keyed:workflows:meta`), { timeout: 20_000 }).toBe(1);
+
     // The CLI says the same in words.
     const cli = await runTenor(["runs", "get", c], {
       ...process.env,
@@ -103,7 +115,9 @@ describe("who holds the key", () => {
       "c next, behind b",
     );
     // b reached the head of the line when a's admission ended, after a completed.
-    expect(Date.parse(lineOf(cNext).holder.since)).toBeGreaterThanOrEqual(Date.parse(aDone.completedAt as string));
+    expect(Date.parse(lineOf(cNext).holder.since)).toBeGreaterThanOrEqual(
+      Date.parse(aDone.completedAt as string),
+    );
     expect(aDone.keyQueue).toEqual([]);
 
     const next = await runTenor(["runs", "get", c], {
@@ -208,6 +222,18 @@ describe("who holds the key", () => {
     }
   }, 60_000);
 });
+
+/** Deletes every Redis key of the keyed workflows' space (the repair rebuilds it from PostgreSQL). */
+async function dropWorkflowLanes(): Promise<void> {
+  const pattern = `${h.prefix}:keyed:workflows:*`;
+  let cursor = "0";
+  do {
+    const [next, keys] = await h.redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+    if (keys.length > 0) await h.redis.del(...keys);
+    cursor = next;
+  } while (cursor !== "0");
+  expect(await h.redis.exists(`${h.prefix}:keyed:workflows:meta`)).toBe(0);
+}
 
 /** Opens run `id`'s console page in Chromium: its place in line, the holder linked; a screenshot. */
 async function screenshotWaitingRun(id: string, holder: string): Promise<void> {
