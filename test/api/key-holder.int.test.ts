@@ -1,9 +1,5 @@
-import { mkdtempSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OTHER_ORGANISATION_HOLDER } from "../../src/api/executions/key-queue.js";
 import { nonceEntity } from "../../src/chain/nonce-entity.js";
@@ -12,6 +8,7 @@ import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { runTenor } from "../cli/support/run-cli.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
+import { launchConsoleBrowser } from "./support/console-browser.js";
 
 /**
  * Who holds the key (docs/keyed.md, "Who holds the key"): a run waiting in a key's line names the
@@ -22,10 +19,6 @@ import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
-
-const CHROMIUM = "/usr/bin/chromium";
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-const shots = mkdtempSync(path.join(tmpdir(), "tenor-console-"));
 
 let h: ApiHarness;
 let server: Server;
@@ -237,16 +230,10 @@ async function dropWorkflowLanes(): Promise<void> {
 
 /** Opens run `id`'s console page in Chromium: its place in line, the holder linked; a screenshot. */
 async function screenshotWaitingRun(id: string, holder: string): Promise<void> {
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu"],
-  });
+  const chromium = await launchConsoleBrowser(base, "key-holder");
   try {
-    const page = await browser.newPage();
-    await page.goto(`${base}/console`);
-    await page.fill("#key", h.keys.operator);
-    await Promise.all([page.waitForURL(`${base}/console`), page.click("button[type=submit]")]);
-    await page.goto(`${base}/console/executions/${id}`);
+    const page = await chromium.signIn(h.keys.operator, "/console");
+    await chromium.visit(page, `${base}/console/executions/${id}`);
     const section = page.locator("section[aria-label='Waiting in line']");
     const row = section.locator("tbody tr");
     expect(await row.count()).toBe(1);
@@ -256,11 +243,8 @@ async function screenshotWaitingRun(id: string, holder: string): Promise<void> {
     expect(cells[2]).toBe(`apitest.keyed ${holder}`);
     expect(await row.locator("td a").getAttribute("href")).toBe(`/console/executions/${holder}`);
     expect(await row.locator("td time").getAttribute("datetime")).toMatch(/^\d{4}-/);
-    const file = path.join(shots, "run-waiting-on-a-key.png");
-    await page.screenshot({ path: file, fullPage: true });
-    const bytes = readFileSync(file);
-    expect(bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    await chromium.screenshot(page, "run-waiting-on-a-key");
   } finally {
-    await browser.close();
+    await chromium.close();
   }
 }
