@@ -2,6 +2,7 @@ import type { KeyObject } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import type { KeyLineReader } from "../keyed/key-line.js";
 import type { LedgerDomainReads, LedgerReads } from "../ledger-index/ledger-reads.js";
 import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
@@ -67,6 +68,8 @@ export interface ApiDeps {
   approvals: PgApprovals;
   keys: PgApiKeys;
   audit: PgAudit;
+  /** Where a run stands in the lines of the keys it waits for, and who holds them (docs/keyed.md). */
+  keyLines: KeyLineReader;
   /** Whether a waiting execution's wait is satisfied now: a replayed request wakes again only then. */
   waitProbe: PgWaitProbe;
   /** The Ledger Index's heights (the indexed wait of a chain write), balances and per-chain health. */

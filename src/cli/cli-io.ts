@@ -19,3 +19,9 @@ export const EXIT = {
 
 /** The environment a command may read: the entry point passes `process.env` in. */
 export type CliEnv = Readonly<Record<string, string | undefined>>;
+
+/** Prints a command's answer: its JSON with `--json`, otherwise the table or fields `human` renders. */
+export function answerPrinter(io: CommandIo, json: boolean | undefined) {
+  return (body: unknown, human: () => string): void =>
+    io.stdout(json ? `${JSON.stringify(body, null, 2)}\n` : human());
+}

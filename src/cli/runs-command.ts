@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { type ActivityBody, renderActivity } from "./activity-render.js";
 import type { ApiClient } from "./api-client.js";
-import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
+import { answerPrinter, type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import {
   type Cancellation,
   cancelledBy,
@@ -43,8 +43,7 @@ export async function runRunsCommand(
     allowPositionals: true,
     strict: true,
   });
-  const print = (body: unknown, human: () => string) =>
-    io.stdout(values.json ? `${JSON.stringify(body, null, 2)}\n` : human());
+  const print = answerPrinter(io, values.json);
   switch (action) {
     case "list": {
       const query = new URLSearchParams();

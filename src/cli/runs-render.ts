@@ -1,3 +1,5 @@
+import type { KeyQueueEntry } from "../api/executions/key-queue.js";
+import { renderKeyQueue } from "./key-queue-render.js";
 import { formatDuration, renderFields, renderTable } from "./table.js";
 
 /** The parts of the API's resources the human renderings show (the API's schemas define them). */
@@ -43,6 +45,8 @@ export interface ExecutionBody {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  /** Only in the single-run read: the key lines it is queued in. */
+  keyQueue?: KeyQueueEntry[];
 }
 interface StepBody {
   position: number;
@@ -108,6 +112,7 @@ export function renderExecution(e: ExecutionBody): string {
       else if (Object.keys(details).length > 0) text += `    ${JSON.stringify(details)}\n`;
     }
   }
+  text += renderKeyQueue(e.keyQueue);
   if (e.failure) {
     const f = e.failure;
     text += `failure: ${f.code}: ${f.message}\n  ${f.retryable ? "retryable" : "not retryable"}: ${f.guidance}\n`;

@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import type { ApiClient } from "./api-client.js";
-import { type CommandIo, EXIT, UsageError } from "./cli-io.js";
+import { answerPrinter, type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import { formatDuration, renderFields, renderTable } from "./table.js";
 
 /** One schedule as the API answers it (ScheduleView in the OpenAPI document). */
@@ -38,8 +38,7 @@ export async function runSchedulesCommand(
     allowPositionals: true,
     strict: true,
   });
-  const print = (body: unknown, human: () => string) =>
-    io.stdout(values.json ? `${JSON.stringify(body, null, 2)}\n` : human());
+  const print = answerPrinter(io, values.json);
   switch (action) {
     case "list": {
       const { items } = await api.get<{ items: ScheduleView[] }>("/v1/platform/schedules");

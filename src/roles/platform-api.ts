@@ -5,10 +5,12 @@ import type { Pool } from "pg";
 import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
 import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
 import type { ApiRoutes } from "../api/application-routes.js";
+import { EXECUTION_SENT_ENTITIES } from "../api/executions/key-queue.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import { configSchema } from "../config/schema.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
+import { PgKeyLines } from "../keyed/store/pg-key-lines.js";
 import { PgLedgerDomainReads } from "../ledger-index/store/domain-reads.js";
 import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { PgLedgerScope } from "../ledger-index/store/scope.js";
@@ -122,6 +124,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     keys,
     audit: new PgAudit(pool),
     waitProbe: new PgWaitProbe(pool),
+    keyLines: new PgKeyLines(pool, EXECUTION_SENT_ENTITIES),
     webhookStore: new PgWebhooks(pool),
     ledgerReads: new PgLedgerReads(pool),
     ledgerScope: new PgLedgerScope(pool),

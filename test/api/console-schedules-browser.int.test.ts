@@ -1,58 +1,27 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RolesHarness, startRolesHarness } from "../cli/support/roles-harness.js";
-import { waitUntil } from "../support/processes.js";
 import { eventually } from "../support/role-process.js";
+import { type ConsoleBrowser, launchConsoleBrowser } from "./support/console-browser.js";
 
 /**
  * The console's schedules page as platform people use it: Debian's chromium, headless, driven by
  * playwright-core against the real api role, with the real runner running what is triggered.
  * Screenshots go to a `tenor-console-schedules-*` folder under the system's temporary directory.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
 let h: RolesHarness;
-let browser: Browser;
-const shots = mkdtempSync(path.join(tmpdir(), "tenor-console-schedules-"));
+let b: ConsoleBrowser;
 
 beforeAll(async () => {
   // Chromium's screenshots starve the api on a small machine: a button's post must not meet a 503.
   h = await startRolesHarness(import.meta.url, { shedOnEventLoopLag: false });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu"],
-  });
+  b = await launchConsoleBrowser(h.base, "schedules");
 }, 200_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await b?.close();
   await h?.stop();
 });
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const file = path.join(shots, `${name}.png`);
-  await page.screenshot({ path: file, fullPage: true });
-  const bytes = readFileSync(file);
-  expect(bytes.length).toBeGreaterThan(1000);
-  expect(bytes.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
-}
-
-/** Opens a console page once the api would take it (see test/api/console-browser.int.test.ts). */
-async function visit(page: Page, url: string): Promise<void> {
-  await waitUntil("the api ready to take a request", async () => (await fetch(`${h.base}/readyz`)).ok);
-  await page.goto(url);
-}
-
-/** Signs in with `key` and waits for the page the key's kind lands on. */
-async function signIn(page: Page, key: string, landing: string): Promise<void> {
-  await visit(page, `${h.base}/console/sign-in`);
-  await page.fill("#key", key);
-  await Promise.all([page.waitForURL(`${h.base}${landing}`), page.click("button[type=submit]")]);
-}
 
 const row = (page: Page, schedule: string) => page.locator(`tr[data-schedule="${schedule}"]`);
 
@@ -70,15 +39,13 @@ describe("the schedules page in a browser", () => {
       const { rows } = await h.pool.query("SELECT 1 FROM schedules WHERE name = 'retention'");
       return rows.length === 1;
     });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signIn(page, h.keys.platformAdmin, "/console/schedules");
+    const page = await b.signIn(h.keys.platformAdmin, "/console/schedules");
     expect(await page.locator("header .who").textContent()).toContain("platform-admin, platform");
     const retention = row(page, "retention");
     expect(await retention.textContent()).toContain("daily at 03:17 UTC");
     expect(await retention.textContent()).toMatch(/\d{4}-\d\d-\d\dT03:17:00\.000Z/);
     expect(await row(page, "execution-sweep").textContent()).toContain("every 500 ms");
-    await screenshot(page, "schedules");
+    await b.screenshot(page, "schedules");
 
     await Promise.all([
       page.waitForURL(/notice=paused/),
@@ -90,7 +57,7 @@ describe("the schedules page in a browser", () => {
     expect(await pausedBy("execution-sweep")).toBe("platformAdmin");
     // A paused schedule offers resume, not trigger.
     expect(await page.getByRole("button", { name: "Trigger now execution-sweep" }).count()).toBe(0);
-    await screenshot(page, "schedules-paused");
+    await b.screenshot(page, "schedules-paused");
 
     await Promise.all([
       page.waitForURL(/notice=triggered/),
@@ -103,9 +70,9 @@ describe("the schedules page in a browser", () => {
       );
       return rows.length > 0;
     });
-    await visit(page, `${h.base}/console/schedules`);
+    await b.visit(page, `${h.base}/console/schedules`);
     expect(await retention.textContent()).toMatch(/empty|succeeded/);
-    await screenshot(page, "schedules-triggered");
+    await b.screenshot(page, "schedules-triggered");
 
     await Promise.all([
       page.waitForURL(/notice=resumed/),
@@ -115,7 +82,7 @@ describe("the schedules page in a browser", () => {
     expect(await page.getByRole("button", { name: "Pause execution-sweep" }).count()).toBe(1);
 
     // The platform's pages never show an organisation's executions: its list sends them back.
-    await visit(page, `${h.base}/console`);
+    await b.visit(page, `${h.base}/console`);
     expect(new URL(page.url()).pathname).toBe("/console/schedules");
 
     const { rows } = await h.pool.query(
@@ -126,21 +93,19 @@ describe("the schedules page in a browser", () => {
       { action: "schedule.trigger", target: "retention", outcome: "accepted", role: "platform-admin" },
       { action: "schedule.resume", target: "execution-sweep", outcome: "accepted", role: "platform-admin" },
     ]);
-    await context.close();
+    await page.context().close();
   }, 120_000);
 
   it("a platform-operator reads the page without buttons and is refused a change; organisation keys are sent to their own pages", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signIn(page, h.keys.platformOperator, "/console/schedules");
+    const page = await b.signIn(h.keys.platformOperator, "/console/schedules");
     expect(await page.getByRole("button", { name: /^(Pause|Resume|Trigger now) / }).count()).toBe(0);
     expect(await page.locator("main").textContent()).toContain(
       "Only platform-admin may pause, resume or trigger.",
     );
-    await screenshot(page, "schedules-read-only");
+    await b.screenshot(page, "schedules-read-only");
     // A post made by hand, with the session's own CSRF token (the sign-out form carries it).
     const csrf = await page.locator("input[name=csrf]").first().inputValue();
-    const forged = await context.request.post(`${h.base}/console/schedules/retention/pause`, {
+    const forged = await page.context().request.post(`${h.base}/console/schedules/retention/pause`, {
       form: { csrf },
       headers: { origin: h.base },
     });
@@ -152,11 +117,9 @@ describe("the schedules page in a browser", () => {
     );
     expect(rows).toEqual([{ outcome: "FORBIDDEN", role: "platform-operator" }]);
 
-    const org = await browser.newContext();
-    const orgPage = await org.newPage();
-    await signIn(orgPage, h.keys.operator, "/console");
-    await visit(orgPage, `${h.base}/console/schedules`);
+    const orgPage = await b.signIn(h.keys.operator, "/console");
+    await b.visit(orgPage, `${h.base}/console/schedules`);
     expect(new URL(orgPage.url()).pathname).toBe("/console");
-    await Promise.all([context.close(), org.close()]);
+    await Promise.all([page.context().close(), orgPage.context().close()]);
   }, 60_000);
 });

@@ -16,6 +16,7 @@ import {
   keyActor,
   refuseReservedSignal,
 } from "../executions/command-routes.js";
+import { keyQueueFor } from "../executions/key-queue.js";
 import { requireExecution } from "../executions/read-routes.js";
 import { resumeRun } from "../executions/resume-route.js";
 import { CancelBodySchema } from "../executions/schemas.js";
@@ -205,10 +206,11 @@ async function renderExecution(
   status: number,
 ): Promise<void> {
   const user = consoleUser(res);
-  const [journal, votes, activity] = await Promise.all([
+  const [journal, votes, activity, keyQueue] = await Promise.all([
     deps.client.journal(record.id, record.orgId),
     deps.approvals.list(record.orgId, record.id),
     activityOf(deps, user.principal, record),
+    keyQueueFor(deps.keyLines, record),
   ]);
   res
     .status(status)
@@ -218,9 +220,9 @@ async function renderExecution(
         title: `${record.workflow} ${record.id}`,
         home: CONSOLE_PATHS.home,
         who: whoOf(user),
-        ...liveRefresh(record),
+        ...liveRefresh(record, keyQueue.length > 0),
         body: executionBody(
-          { record, journal, votes: votes ?? [], user, activity, now: new Date() },
+          { record, journal, votes: votes ?? [], user, keyQueue, activity, now: new Date() },
           alert,
           notice,
         ),
@@ -229,12 +231,13 @@ async function renderExecution(
 }
 
 /**
- * A run that is not finished changes by itself (a step ends, a timer fires, a signal arrives), so
- * its page reloads: often while running, less often while it waits or is suspended, since it then
- * holds forms a person may be filling in (docs/console.md, "One execution").
+ * A run that is not finished changes by itself (a step ends, a timer fires, a signal arrives), and
+ * so does a place in a key's line, so its page reloads: often while running or in a key's line,
+ * less often while it waits or is suspended, since it then holds forms a person may be filling in
+ * (docs/console.md, "One execution").
  */
-function liveRefresh(record: ExecutionRecord): { refreshSeconds?: number } {
-  if (record.status === "running") return { refreshSeconds: 3 };
+function liveRefresh(record: ExecutionRecord, inKeyLine: boolean): { refreshSeconds?: number } {
+  if (record.status === "running" || inKeyLine) return { refreshSeconds: 3 };
   if (record.status === "waiting" || record.status === "suspended") return { refreshSeconds: 10 };
   return {};
 }

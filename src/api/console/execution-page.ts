@@ -6,6 +6,7 @@ import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
 import type { Activity } from "../executions/activity.js";
 import { failureGuidance, holdGuidance } from "../executions/guidance.js";
+import type { KeyQueueEntry } from "../executions/key-queue.js";
 import { toStep } from "../executions/resource.js";
 import { CANCEL_REASON_MAX } from "../executions/schemas.js";
 import { stepTimings } from "../executions/step-timing.js";
@@ -14,6 +15,7 @@ import type { ConsoleUser } from "./console-auth.js";
 import { timeCellAt } from "./console-time.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
+import { keyQueueSection } from "./key-queue-section.js";
 
 /** Everything one execution's page shows. */
 export interface ExecutionPageData {
@@ -25,6 +27,8 @@ export interface ExecutionPageData {
   activity: Activity;
   /** The moment of the render: relative times ("3 min ago") are true then. */
   now: Date;
+  /** The key lines the run is queued in and who holds them (src/api/executions/key-queue.ts). */
+  keyQueue?: readonly KeyQueueEntry[];
 }
 
 /** Notices an action leaves on the page it redirects to: a closed list, never text from the request. */
@@ -60,6 +64,7 @@ ${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${at(record.wakeAt)}<
 ${cancellationRows(record, data.now)}
 </tbody></table></section>
 ${waits.length > 0 ? waitsSection(waits, record.hold) : null}
+${keyQueueSection(data.keyQueue ?? [])}
 ${progressSection(record.progress)}
 ${inputOutputSection(data.activity)}
 ${failureSection(record.failure)}${holdSection(record)}

@@ -8,6 +8,7 @@ import { principalOf } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { parseRequest } from "../http.js";
 import { pageAfter, pageOf } from "../list-cursor.js";
+import { keyQueueFor } from "./key-queue.js";
 import { toExecutionResource, toStep } from "./resource.js";
 import { ExecutionIdParams, ListQuerySchema } from "./schemas.js";
 import { stepTimings } from "./step-timing.js";
@@ -29,10 +30,11 @@ export async function requireExecution(deps: ApiDeps, req: Request, res: Respons
   return record;
 }
 
-/** `GET /v1/executions/{id}`: status, waits, progress, result or failure, timestamps. */
+/** `GET /v1/executions/{id}`: status, waits, progress, result or failure, timestamps, key lines. */
 export function getExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    res.json(toExecutionResource(await requireExecution(deps, req, res)));
+    const record = await requireExecution(deps, req, res);
+    res.json({ ...toExecutionResource(record), keyQueue: await keyQueueFor(deps.keyLines, record) });
   };
 }
 

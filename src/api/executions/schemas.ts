@@ -3,6 +3,7 @@ import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { WAIT_KINDS } from "../../engine/execution-store.js";
 import { RecordedHistory } from "../../engine/recorded-history.js";
 import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
+import { KeyQueueEntrySchema } from "./key-queue.js";
 
 /**
  * Schemas of the executions module: the handlers parse requests with them and the OpenAPI
@@ -109,6 +110,15 @@ export const ExecutionSchema = z
         "`guidance` names the journal position or version and the commands that end the hold.",
     }),
     key: z.string().nullable().meta({ description: "Keyed-serialization key." }),
+    keyQueue: z
+      .array(KeyQueueEntrySchema)
+      .optional()
+      .meta({
+        description:
+          "Only in `GET /v1/executions/{id}`: every key line the run is queued in (a keyed start, a nonce " +
+          "reservation), with who holds the key, since when, and this run's position (1 is next). Empty when " +
+          "it waits for no key.",
+      }),
     idempotencyKey: z.string().nullable(),
     idempotencyExpiresAt: z.string().nullable(),
     parentId: z.uuid().nullable(),
