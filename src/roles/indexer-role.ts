@@ -6,6 +6,7 @@ import { PgLedgerReads } from "../ledger-index/store/reads.js";
 import { startHealthServer } from "../observability/health-server.js";
 import { registerLiveReplicasGauge } from "../ownership/replica-gauge.js";
 import { PgReplicaDirectory } from "../ownership/store/pg-replica-directory.js";
+import { hasFreeConnection } from "../store/pg-pool.js";
 import { ledgerIndexStores } from "./ledger-index-stores.js";
 import type { RoleContext, RoleHandle } from "./role-handle.js";
 import { startRoleShardOwner } from "./role-shard-owner.js";
@@ -42,6 +43,7 @@ async function startIndexerWork(ctx: RoleContext): Promise<RoleHandle> {
   registerLiveReplicasGauge(
     ctx.metrics,
     new PgReplicaDirectory(ctx.deps.pool, ctx.config.durable.sharding.livenessWindowMs),
+    () => hasFreeConnection(ctx.deps.pool),
   );
   const indexer = new LedgerIndexer({
     stores: ledgerIndexStores(ctx.deps.pool),

@@ -28,6 +28,7 @@ import { PgEvidence } from "../store/pg-evidence.js";
 import { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
 import { PgPlatformStatus } from "../store/pg-platform-status.js";
+import { hasFreeConnection } from "../store/pg-pool.js";
 import { PgRunActivity } from "../store/pg-run-activity.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
@@ -99,7 +100,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
   const sharding = options.sharding ?? DEFAULT_SHARDING;
   const replicas = new PgReplicaDirectory(pool, sharding.livenessWindowMs);
   // On the api too: the live-runner count must still read 0 when no runner is left to report it.
-  if (options.metrics) registerLiveReplicasGauge(options.metrics, replicas);
+  if (options.metrics) registerLiveReplicasGauge(options.metrics, replicas, () => hasFreeConnection(pool));
   const monitor = options.admission && !options.eventLoopLagMs ? new EventLoopLagMonitor() : undefined;
   const eventLoopLagMs = options.eventLoopLagMs ?? (monitor ? () => monitor.lagMs() : undefined);
   // Only with admission on: it is the estimate's one reader, and the listeners run on every checkout.

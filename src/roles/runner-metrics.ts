@@ -9,6 +9,7 @@ import { PgReplicaDirectory } from "../ownership/store/pg-replica-directory.js";
 import { readinessStampsKey } from "../runtime/execution-queue.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { countLiveExecutions, countOverdueTimers } from "../store/pg-metrics-queries.js";
+import { hasFreeConnection } from "../store/pg-pool.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
 import { registerWebhookBacklogGauge } from "../webhooks/webhook-metrics.js";
 
@@ -109,7 +110,9 @@ export function registerRunnerGauges(
     },
     async () => [{ labels: {}, value: await countOverdueTimers(deps.pool, deps.overdueGraceMs) }],
   );
-  registerLiveReplicasGauge(metrics, new PgReplicaDirectory(deps.pool, deps.livenessWindowMs));
+  registerLiveReplicasGauge(metrics, new PgReplicaDirectory(deps.pool, deps.livenessWindowMs), () =>
+    hasFreeConnection(deps.pool),
+  );
   const spaces = Object.values(KEYED_SPACES).map(
     (space) => new KeyedLanes(deps.redis, deps.prefix, space, space === KEYED_SPACES.entities),
   );

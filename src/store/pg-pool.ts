@@ -38,3 +38,12 @@ export function createPgPool(connectionString: string, options: PgPoolOptions): 
 export async function pingDatabase(pool: pg.Pool): Promise<void> {
   await pool.query("SELECT 1");
 }
+
+/**
+ * Whether `pool` can hand out a connection without making anyone wait: an idle one, or room to
+ * open one. A scrape-time read checks it first, so `/metrics` never queues for a connection a
+ * request needs (nor counts as a waiter in the api's pool-wait estimate).
+ */
+export function hasFreeConnection(pool: pg.Pool): boolean {
+  return pool.idleCount > 0 || pool.totalCount < (pool.options.max ?? 10);
+}
