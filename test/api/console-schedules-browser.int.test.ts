@@ -112,9 +112,17 @@ describe("the schedules page in a browser", () => {
     expect(forged.status()).toBe(403);
     expect(await forged.text()).toContain("FORBIDDEN");
     expect(await pausedBy("retention")).toBeNull();
-    const { rows } = await h.pool.query(
-      "SELECT outcome, role FROM audit_events WHERE action = 'schedule.pause' AND target = 'retention'",
-    );
+    // The audit row is written once the response has finished (src/api/audit/audit-trail.ts), so it
+    // may land just after the client has the 403.
+    let rows: unknown[] = [];
+    await eventually("the refusal audited", async () => {
+      rows = (
+        await h.pool.query(
+          "SELECT outcome, role FROM audit_events WHERE action = 'schedule.pause' AND target = 'retention'",
+        )
+      ).rows;
+      return rows.length > 0;
+    });
     expect(rows).toEqual([{ outcome: "FORBIDDEN", role: "platform-operator" }]);
 
     const orgPage = await b.signIn(h.keys.operator, "/console");

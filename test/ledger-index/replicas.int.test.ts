@@ -177,12 +177,15 @@ describe("indexer replicas", () => {
     expect(rows.find((r) => r.id === rangeId)).toMatchObject({ completed_by: "ranges-b" });
     expect(rows.find((r) => r.id === rangeId)?.epoch).toBeGreaterThanOrEqual(2);
     expect(new Set(rows.map((r) => r.completed_by))).toEqual(new Set(["ranges-a", "ranges-b"]));
-    // Each range's completion was logged once, across both replicas.
-    const completions = `${a.stdout()}${b.stdout()}`
-      .split("\n")
-      .filter((line) => line.includes("ledger range completed"))
-      .map((line) => JSON.parse(line).rangeId as string);
-    expect(completions.sort()).toEqual(rows.map((r) => r.id).sort());
+    // Each range's completion was logged once, across both replicas. A replica logs a completion
+    // after its commit, so the last line may reach its output just after the row is visible.
+    const completions = () =>
+      `${a.stdout()}${b.stdout()}`
+        .split("\n")
+        .filter((line) => line.includes("ledger range completed"))
+        .map((line) => JSON.parse(line).rangeId as string);
+    await waitUntil("every completion logged", () => completions().length >= rows.length);
+    expect(completions().sort()).toEqual(rows.map((r) => r.id).sort());
     await waitUntil(
       "the index at the head",
       async () => (await indexedHeight(w)) === (await w.anvil.public.getBlockNumber()),
