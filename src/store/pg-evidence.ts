@@ -48,12 +48,7 @@ export async function loadEvidenceExtras(
      FROM signals WHERE execution_id = $1 ORDER BY id`,
     [executionId],
   );
-  // Audit targets are the execution id, or the id followed by "/<what>" (a signal, an approval).
-  const audit = await pool.query(
-    `SELECT at, action, subject, role, actor_key_id, target, outcome FROM audit_events
-     WHERE org_id = $1 AND (target = $2 OR starts_with(target, $2 || '/')) ORDER BY id`,
-    [orgId, executionId],
-  );
+  const audit = await readExecutionAudit(pool, orgId, executionId);
   return {
     input: row.input,
     createdBy: row.created_by,
@@ -65,16 +60,33 @@ export async function loadEvidenceExtras(
       consumedAt: iso(s.consumed_at),
       createdAt: iso(s.created_at) as string,
     })),
-    audit: audit.rows.map((a) => ({
-      at: iso(a.at) as string,
-      action: a.action,
-      subject: a.subject,
-      role: a.role,
-      actorKeyId: a.actor_key_id,
-      target: a.target,
-      outcome: a.outcome,
-    })),
+    audit,
   };
+}
+
+/**
+ * The audit entries of one execution, oldest first. Audit targets are the execution id, or the id
+ * followed by "/<what>" (a signal, an approval).
+ */
+export async function readExecutionAudit(
+  pool: Pool,
+  orgId: string,
+  executionId: string,
+): Promise<ExecutionAuditRecord[]> {
+  const { rows } = await pool.query(
+    `SELECT at, action, subject, role, actor_key_id, target, outcome FROM audit_events
+     WHERE org_id = $1 AND (target = $2 OR starts_with(target, $2 || '/')) ORDER BY id`,
+    [orgId, executionId],
+  );
+  return rows.map((a) => ({
+    at: iso(a.at) as string,
+    action: a.action,
+    subject: a.subject,
+    role: a.role,
+    actorKeyId: a.actor_key_id,
+    target: a.target,
+    outcome: a.outcome,
+  }));
 }
 
 /** The evidence export's reads over one pool (the api's). */

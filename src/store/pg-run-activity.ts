@@ -1,6 +1,6 @@
 import type { Pool } from "pg";
 import type { SignalSender } from "../engine/execution-client.js";
-import type { ExecutionAuditRecord } from "./pg-evidence.js";
+import { type ExecutionAuditRecord, readExecutionAudit } from "./pg-evidence.js";
 import { iso } from "./pg-execution-reads.js";
 
 /** A signal delivered to an execution, with the key that sent it when that was recorded. */
@@ -39,21 +39,7 @@ export class PgRunActivity {
     }));
   }
 
-  /** Audit targets are the execution id, or the id followed by "/<what>" (a signal, an approval). */
-  async audit(orgId: string, executionId: string): Promise<ExecutionAuditRecord[]> {
-    const { rows } = await this.pool.query(
-      `SELECT at, action, subject, role, actor_key_id, target, outcome FROM audit_events
-       WHERE org_id = $1 AND (target = $2 OR starts_with(target, $2 || '/')) ORDER BY id`,
-      [orgId, executionId],
-    );
-    return rows.map((a) => ({
-      at: iso(a.at) as string,
-      action: a.action,
-      subject: a.subject,
-      role: a.role,
-      actorKeyId: a.actor_key_id,
-      target: a.target,
-      outcome: a.outcome,
-    }));
+  audit(orgId: string, executionId: string): Promise<ExecutionAuditRecord[]> {
+    return readExecutionAudit(this.pool, orgId, executionId);
   }
 }
