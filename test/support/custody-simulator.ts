@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type Address, createWalletClient, type Hex, http, type PublicClient } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
+import { readBody } from "./http-body.js";
 
 /**
  * A custody provider on loopback, for tests: a real HTTP server that holds intents, waits for an
@@ -173,16 +174,4 @@ export async function startCustodySimulator(options: {
 function send(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    req.setEncoding("utf8");
-    req.on("data", (chunk: string) => {
-      text += chunk;
-    });
-    req.on("end", () => resolve(text));
-    req.on("error", reject);
-  });
 }
