@@ -51,6 +51,51 @@ function startBackendKiller(applicationName: string, everyMs: number): { stop():
   };
 }
 
+/** How many steps of `fault.steps` have run, counted from their side effects. */
+async function stepsRun(): Promise<number> {
+  const { rows } = await world.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM side_effects");
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * Terminates the backends of `applicationName` that are running a statement, but only after the
+ * runner has made progress since the previous kill (one more step run). A killer on a fixed clock
+ * starves a runner on a loaded machine — no connection lives long enough to finish a transaction —
+ * and then proves nothing; this one lands every kill on a query in flight and still lets work through.
+ */
+function startProgressPacedKiller(applicationName: string): { stop(): Promise<number> } {
+  let killed = 0;
+  let running = true;
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const loop = (async () => {
+    let seen = await stepsRun();
+    while (running) {
+      const now = await stepsRun();
+      if (now === seen) {
+        await pause();
+        continue;
+      }
+      const { rows } = await world.db.pool.query<{ terminated: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS terminated FROM pg_stat_activity
+         WHERE datname = current_database() AND application_name = $1 AND state = 'active'
+           AND pid <> pg_backend_pid()`,
+        [applicationName],
+      );
+      const terminated = rows.filter((r) => r.terminated).length;
+      killed += terminated;
+      if (terminated > 0) seen = now;
+      else await pause();
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return killed;
+    },
+  };
+}
+
 describe("PostgreSQL connections terminated", () => {
   it("a step whose queries keep failing suspends for recovery, then resumes and completes", async () => {
     const a = await world.startRunner("A");
@@ -78,20 +123,23 @@ describe("PostgreSQL connections terminated", () => {
   it("a runner whose own pool connections are killed mid-run still completes every execution", async () => {
     const b = await world.startRunner("B");
     const steps = 40;
-    const killer = startBackendKiller(RUNNER_APPLICATION_NAME, 20);
+    const killer = startProgressPacedKiller(RUNNER_APPLICATION_NAME);
     const ids = await Promise.all(
       Array.from({ length: 5 }, () => world.start("fault.steps", { steps, workMs: 10 })),
     );
-    // Keep killing until kills have landed on the runner's queries in flight (it logs them) and
-    // the executions are half-way through their steps.
-    await waitUntil("half of all steps run, and a runner query killed in flight", async () => {
-      const { rows } = await world.db.pool.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM side_effects",
-      );
-      const inFlightKill = /terminating connection due to administrator command/.test(b.stdout());
-      return (rows[0]?.n ?? 0) >= (ids.length * steps) / 2 && inFlightKill;
-    });
-    await killer.stop();
+    try {
+      // Keep killing until several kills have landed on the runner's queries in flight (it logs
+      // them) and the executions are half-way through their steps.
+      await waitUntil("half of all steps run, and three runner queries killed in flight", async () => {
+        const run = await stepsRun();
+        const inFlightKills =
+          b.stdout().match(/terminating connection due to administrator command/g)?.length ?? 0;
+        if (run >= (ids.length * steps) / 2 && inFlightKills >= 3) return true;
+        throw new Error(`${run} steps run, ${inFlightKills} in-flight kills logged`);
+      });
+    } finally {
+      expect(await killer.stop()).toBeGreaterThanOrEqual(3);
+    }
 
     for (const id of ids) {
       const view = await world.waitForCompleted(id, 45_000);
