@@ -18,7 +18,7 @@ beforeAll(async () => {
     file: import.meta.url,
     anvil: { automine: false },
     chain: { finality: { depth: 2 }, fees: { stuckAfterMs: 400, maxBumps: 1, bumpPercent: 12.5 } },
-    signers: { bumper: 5 },
+    signers: { bumper: 5, older: 6 },
   });
 });
 afterAll(async () => {
@@ -76,5 +76,32 @@ describe("confirmation watcher", () => {
     await world.anvil.mine(2);
     const view = await world.settled(id);
     expect(view.output).toMatchObject({ verdict: "confirmed", hash: hashes[1], attempts: 2 });
+  });
+
+  it("confirms with an older attempt's hash when the replaced attempt is the one mined", async () => {
+    const sender = privateKeyToAccount(ANVIL_KEYS[6]).address;
+    const nonceBefore = await world.anvil.public.getTransactionCount({ address: sender });
+    const id = await world.send({ signerId: "older", to: recipient, valueWei: "13" });
+    // Out of bumps after one replacement: the wait watches both hashes and never bumps again.
+    const stuck = await world.engine.waitForView(
+      id,
+      (v) => waitingOn("inclusion")(v) && v.waitingFor?.[0]?.details?.operatorAttention !== undefined,
+      "both attempts broadcast",
+    );
+    const [older, newer] = (stuck.waitingFor?.[0]?.details?.hashes ?? []) as Hex[];
+    const journal = await world.engine.client.journal(id);
+    const olderRaw = (journal.find((e) => e.name === "sign:0")!.result as { raw: Hex }).raw;
+    // The node holds the replacement; a peer that never saw it mines the original instead.
+    expect((await world.anvil.public.getTransaction({ hash: newer as Hex })).hash).toBe(newer);
+    await world.anvil.test.dropTransaction({ hash: newer as Hex });
+    await world.anvil.public.sendRawTransaction({ serializedTransaction: olderRaw });
+    await world.anvil.mine(2);
+    const view = await world.settled(id);
+    expect(view.output).toMatchObject({ verdict: "confirmed", hash: older, attempts: 2, nonce: nonceBefore });
+    const mined = await world.anvil.public.getTransactionReceipt({ hash: older as Hex });
+    expect(mined.status).toBe("success");
+    await expect(world.anvil.public.getTransactionReceipt({ hash: newer as Hex })).rejects.toThrow();
+    // Exactly one transaction of the intent was mined.
+    expect(await world.anvil.public.getTransactionCount({ address: sender })).toBe(nonceBefore + 1);
   });
 });
