@@ -14,6 +14,8 @@ import { chainAccessService } from "./chain-access.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { runCustodyIntent } from "./custody-path.js";
 import { bumpFees, type Fees, feeCap } from "./fee-bump.js";
+import { BROADCAST_RETRY, broadcastFunded } from "./funded-broadcast.js";
+import { awaitGasFunding } from "./funding-wait.js";
 import {
   broadcast,
   type Estimate,
@@ -24,10 +26,10 @@ import {
   payerBalance,
   signAttempt,
   suggestFees,
+  toWei,
   valueWei,
 } from "./node-steps.js";
 import {
-  FundedSignal,
   TransactionRequest,
   TransactionRequestV1,
   TransactionResult,
@@ -49,11 +51,25 @@ const LIFECYCLE_SERVICES = [chainAccessService, indexedHeightsService];
  */
 export const chainTransaction = defineWorkflow({
   name: "chain.transaction",
+  version: 3,
+  input: TransactionRequest,
+  output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
+  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true }),
+});
+
+/**
+ * Version 2, registered until no execution of it is unfinished: a broadcast the node refused for
+ * insufficient funds was retried, then suspended the execution (version 3 waits for funding and
+ * journals the refusal; a version-2 journal never holds one).
+ */
+export const chainTransactionV2 = defineWorkflow({
+  name: "chain.transaction",
   version: 2,
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input),
+  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: false }),
 });
 
 /**
@@ -68,7 +84,7 @@ export const chainTransactionV1 = defineWorkflow({
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
   run: (ctx, input) =>
-    runTransaction(ctx, input, async () => {
+    runTransaction(ctx, input, { fundRefusedBroadcasts: false }, async () => {
       const orgId = await ctx.service(chainAccessService).executionOrg(ctx.executionId);
       if (orgId !== input.orgId) {
         throw new TenorError(
@@ -81,7 +97,13 @@ export const chainTransactionV1 = defineWorkflow({
 });
 
 /** Every registered version of the lifecycle, oldest first: a runner registers all of them. */
-export const chainTransactionVersions = [chainTransactionV1, chainTransaction] as const;
+export const chainTransactionVersions = [chainTransactionV1, chainTransactionV2, chainTransaction] as const;
+
+/** What differs between versions past their input. */
+interface LifecycleRules {
+  /** Version 3: a broadcast refused for insufficient funds waits for funding (funded-broadcast.ts). */
+  fundRefusedBroadcasts: boolean;
+}
 
 /**
  * The lifecycle's body, shared by every version. `checkPlan` runs in the plan step before the
@@ -90,6 +112,7 @@ export const chainTransactionVersions = [chainTransactionV1, chainTransaction] a
 async function runTransaction(
   ctx: WorkflowContext,
   input: TransactionRequest,
+  rules: LifecycleRules,
   checkPlan?: () => Promise<void>,
 ): Promise<TransactionResult> {
   const chain = defineChain({ id: input.chainId, nativeCurrency: { symbol: "ETH", decimals: 18 } });
@@ -111,11 +134,11 @@ async function runTransaction(
   });
   // Computed once here, at construction; every attempt carries exactly these bytes.
   const suffix = attributionSuffix(input.attribution);
-  if (input.account) return runUserOperation(ctx, input, chain, plan, suffix);
+  if (input.account) return runUserOperation(ctx, input, chain, plan, suffix, rules);
   const data = withAttribution(input.data as Hex, suffix);
   const from = chainAddress(plan.from, "plan.from");
   if (plan.kind === "custody") return runCustodyIntent(ctx, input, chain, from, data);
-  return runLocalTransaction(ctx, input, chain, from, data);
+  return runLocalTransaction(ctx, input, chain, from, data, rules);
 }
 
 type Chain = ChainRef<number>;
@@ -131,6 +154,7 @@ async function runUserOperation(
   chain: Chain,
   plan: { kind: string; from: string },
   suffix: Hex,
+  rules: LifecycleRules,
 ): Promise<TransactionResult> {
   if (plan.kind !== "local") {
     throw new BusinessError(
@@ -150,6 +174,7 @@ async function runUserOperation(
     chain,
     owner,
     prepared.handleOps,
+    rules,
   );
   return settleUserOperation(ctx, input, prepared, bundle);
 }
@@ -163,6 +188,7 @@ async function runLocalTransaction(
   chain: Chain,
   from: ChainAddress,
   data: Hex,
+  rules: LifecycleRules,
 ): Promise<TransactionResult> {
   const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
   const to = chainAddress(input.to, "to");
@@ -191,6 +217,22 @@ async function runLocalTransaction(
   const signer = () =>
     ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
   const signed = SignedSchema;
+  const send = async (step: string, s: { raw: Hex; hash: Hex }, fees: Fees, milestone: 1 | 2) => {
+    if (!rules.fundRefusedBroadcasts) {
+      await ctx.step(step, () => broadcast(node().public, s), { retry: BROADCAST_RETRY });
+      return;
+    }
+    const requiredWei = toWei(chain, fees.maxFeePerGas) * BigInt(est.gas) + valueWei(chain, value);
+    await broadcastFunded(ctx, {
+      chainId: input.chainId,
+      step,
+      signed: s,
+      payer: from,
+      requiredWei,
+      fundingDeadline: input.fundingDeadline,
+      milestone,
+    });
+  };
   const attempts: { hash: Hex; raw: Hex; fees: Fees }[] = [];
   const sign = async (fees: Fees) => {
     const i = attempts.length;
@@ -208,7 +250,7 @@ async function runLocalTransaction(
       { schema: signed },
     );
     attempts.push({ ...s, fees });
-    await ctx.step(`broadcast:${i}`, () => broadcast(node().public, s), { retry: BROADCAST_RETRY });
+    await send(`broadcast:${i}`, s, fees, i === 0 ? 1 : 2);
     ctx.progress({ milestone: 2, stage: "submitted", nonce, hash: s.hash, attempts: attempts.length });
   };
   await sign({ maxFeePerGas: est.maxFeePerGas, maxPriorityFeePerGas: est.maxPriorityFeePerGas });
@@ -258,10 +300,7 @@ async function runLocalTransaction(
     const final = await settle(ctx, input, round, included);
     if (final === "reorged") {
       const again = attempts.find((a) => a.hash === included.hash);
-      if (again)
-        await ctx.step(`rebroadcast:${round}`, () => broadcast(node().public, again), {
-          retry: BROADCAST_RETRY,
-        });
+      if (again) await send(`rebroadcast:${round}`, again, again.fees, 2);
       continue;
     }
     return {
@@ -331,41 +370,18 @@ async function ensureFunded(
     return { payer, balanceWei: balance.toString() };
   });
   if (BigInt(check.balanceWei) >= BigInt(requiredWei)) return;
-  const shortfall = (BigInt(requiredWei) - BigInt(check.balanceWei)).toString();
-  const facts = {
-    destination: check.payer,
-    requiredWei,
-    availableWei: check.balanceWei,
-    shortfallWei: shortfall,
-  };
-  if (!input.fundingDeadline)
-    throw new BusinessError(CHAIN_ERRORS.GAS_REQUIRED, `the payer lacks ${shortfall} wei for this write`, {
-      ...facts,
-      verdict: "rejected",
-    });
-  ctx.progress({ milestone: 1, stage: "waiting for gas funding", funding: facts });
-  const funded = await ctx.waitForSignal(names.signal, {
-    schema: FundedSignal,
-    deadline: new Date(input.fundingDeadline),
-    presentAs: {
-      kind: "funding",
-      name: "gas",
-      details: {
-        chainId: input.chainId,
-        signal: names.signal,
-        ...facts,
-        deadline: input.fundingDeadline,
-        // What the rest of this write should cost at today's fees; informative, not added to the threshold.
-        remainingEstimateWei: requiredWei,
-      },
+  await awaitGasFunding(ctx, {
+    chainId: input.chainId,
+    signal: names.signal,
+    deadline: input.fundingDeadline,
+    milestone: 1,
+    facts: {
+      destination: check.payer,
+      requiredWei,
+      availableWei: check.balanceWei,
+      shortfallWei: (BigInt(requiredWei) - BigInt(check.balanceWei)).toString(),
     },
   });
-  if (funded.timedOut)
-    throw new BusinessError(
-      CHAIN_ERRORS.GAS_REQUIRED,
-      `no gas funding of ${shortfall} wei before ${input.fundingDeadline}`,
-      { ...facts, verdict: "expired" },
-    );
 }
 
 async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Promise<ChainAddress> {
@@ -374,9 +390,6 @@ async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Pro
     throw new TenorError(CHAIN_ERRORS.ENTRYPOINT_UNRESOLVED, `chain ${chainId} has no EntryPoint configured`);
   return resolveEntryPoint(node.public, node.config.entryPoint);
 }
-
-/** Nodes lag behind a funding: a refused broadcast is retried a few times before the step suspends. */
-const BROADCAST_RETRY = { attempts: 5, initialDelayMs: 200, maxDelayMs: 2_000 };
 
 const SignedSchema = z.object({ raw: z.string() as z.ZodType<Hex>, hash: txHash });
 

@@ -21,6 +21,7 @@ import { startConfirmationWatcher } from "../../../src/chain/watcher/confirmatio
 import { chainSchema } from "../../../src/config/chains-schema.js";
 import type { TenorConfig } from "../../../src/config/schema.js";
 import { Secret } from "../../../src/config/secret.js";
+import type { EngineHooks } from "../../../src/engine/context-types.js";
 import type { ExecutionView } from "../../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { provide, type ServiceProvision } from "../../../src/engine/services.js";
@@ -78,6 +79,8 @@ export interface ChainWorldOptions {
   chain?: Record<string, unknown>;
   custody?: boolean;
   durable?: DurableOverrides;
+  /** Engine hooks (a test acts at a chosen step, e.g. drains a payer just before a broadcast). */
+  hooks?: EngineHooks;
   /** Extra local signers: id → anvil key index (organisation `acme`), or the index and the organisation. */
   signers?: Record<string, number | { key: number; orgId: string }>;
   /** Workflows registered next to the lifecycle (domain flows that write through it). */
@@ -140,6 +143,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
     entities: [nonceEntity],
     ...(options.durable ? { durable: options.durable } : {}),
+    ...(options.hooks ? { hooks: options.hooks } : {}),
     services: (connections) => {
       const nonces = new EntityClient({
         pool: connections.pool,
