@@ -1,4 +1,4 @@
-import type { Hex, PublicClient } from "viem";
+import { BlockNotFoundError, type EIP1193RequestFn, type Hex, type PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
 import { chainAddress } from "../values/address.js";
 import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
@@ -16,6 +16,32 @@ export interface LogTarget {
   kind: LedgerScopeKind;
 }
 
+/** A block as the node serves it: what the tail stores, and the bloom its logs are checked against. */
+export interface ChainBlock extends LedgerBlock {
+  /** The header's 256-byte logs bloom: every log's address and topics are in it. */
+  logsBloom: Hex;
+}
+
+/** What `eth_syncing` reports while the node syncs (heights as the node gives them). */
+export interface NodeSyncing {
+  currentBlock: bigint;
+  highestBlock: bigint;
+}
+
+/** `eth_syncing`, which viem's public actions do not type: false, or the node's progress. */
+type SyncingRequest = EIP1193RequestFn<
+  [
+    {
+      Method: "eth_syncing";
+      Parameters?: undefined;
+      ReturnType: false | { currentBlock?: Hex; highestBlock?: Hex };
+    },
+  ]
+>;
+
+/** JSON-RPC's "method not found": the node does not offer the method. */
+const METHOD_NOT_FOUND = -32601;
+
 /** Blocks read at once from the node while filling one batch. */
 const BLOCK_READS_IN_FLIGHT = 16;
 
@@ -26,19 +52,44 @@ export class ChainReader {
     private readonly finality: ChainConfig["finality"],
   ) {}
 
-  async head(): Promise<LedgerBlock> {
+  async head(): Promise<ChainBlock> {
     return toBlock(await this.client.getBlock({ blockTag: "latest" }));
   }
 
-  async block(height: bigint): Promise<LedgerBlock> {
+  /**
+   * The node's block at `height`.
+   *
+   * @throws BlockNotFoundError (viem) when the node has no block there.
+   */
+  async block(height: bigint): Promise<ChainBlock> {
     return toBlock(await this.client.getBlock({ blockNumber: height }));
   }
 
+  /**
+   * The node's sync state (`eth_syncing`): its progress while it syncs, null when it says it does
+   * not, or when it does not offer the method (the head checks then stand alone).
+   */
+  async syncing(): Promise<NodeSyncing | null> {
+    let answer: unknown;
+    try {
+      answer = await (this.client.request as SyncingRequest)({ method: "eth_syncing" });
+    } catch (error) {
+      if (rpcCode(error) === METHOD_NOT_FOUND) return null;
+      throw error;
+    }
+    if (answer === false || answer === null || typeof answer !== "object") return null;
+    const progress = answer as { currentBlock?: Hex; highestBlock?: Hex };
+    return {
+      currentBlock: BigInt(progress.currentBlock ?? "0x0"),
+      highestBlock: BigInt(progress.highestBlock ?? "0x0"),
+    };
+  }
+
   /** Blocks `from`..`to` inclusive, in height order. */
-  async blocks(from: bigint, to: bigint): Promise<LedgerBlock[]> {
+  async blocks(from: bigint, to: bigint): Promise<ChainBlock[]> {
     const heights: bigint[] = [];
     for (let h = from; h <= to; h++) heights.push(h);
-    const out: LedgerBlock[] = [];
+    const out: ChainBlock[] = [];
     for (let i = 0; i < heights.length; i += BLOCK_READS_IN_FLIGHT) {
       out.push(...(await Promise.all(heights.slice(i, i + BLOCK_READS_IN_FLIGHT).map((h) => this.block(h)))));
     }
@@ -89,11 +140,26 @@ function toBlock(block: {
   hash: Hex | null;
   parentHash: Hex;
   timestamp: bigint;
-}): LedgerBlock {
+  logsBloom: Hex | null;
+}): ChainBlock {
   return {
     height: block.number as bigint,
     hash: block.hash as Hex,
     parentHash: block.parentHash,
     time: new Date(Number(block.timestamp) * 1_000),
+    logsBloom: block.logsBloom ?? "0x",
   };
+}
+
+/** The JSON-RPC error code somewhere in a viem error's cause chain, if any. */
+function rpcCode(error: unknown): number | undefined {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (typeof e.code === "number") return e.code;
+  }
+  return undefined;
+}
+
+/** True when the node said it has no block at a height it was asked for. */
+export function isBlockNotFound(error: unknown): boolean {
+  return error instanceof BlockNotFoundError;
 }

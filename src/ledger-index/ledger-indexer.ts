@@ -5,7 +5,7 @@ import { shardOf } from "../ownership/shard-map.js";
 import type { ShardLease, ShardWork } from "../ownership/shard-owner.js";
 import { runCatchUp } from "./catch-up.js";
 import { ChainReader } from "./chain-reader.js";
-import { isStaleEpoch, tailStep } from "./live-tail.js";
+import { isStaleEpoch, type TailStep, tailStep } from "./live-tail.js";
 import { pause } from "./pause.js";
 import type { PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
 import type { PgLedgerRanges, RangeLease } from "./store/ranges.js";
@@ -136,11 +136,15 @@ export class LedgerIndexer {
       ...(this.options.hooks?.beforeTailCommit ? { beforeCommit: this.options.hooks.beforeTailCommit } : {}),
     };
     this.logger.info("ledger live tail started", { chainId, shard: lease.shard, epoch: lease.epoch });
+    let waiting: string | undefined;
     while (!lease.signal.aborted) {
       try {
         const step = await tailStep(tail, lease);
-        // Nothing new, or the chain moved while a batch was read: ask again after the poll interval.
-        if (step.kind === "idle" || step.kind === "retry") await pause(settings.pollIntervalMs, lease.signal);
+        waiting = this.logWait(chainId, waiting, step);
+        // Nothing new, the chain moved while a batch was read, or the node is syncing or behind:
+        // ask again after the poll interval.
+        if (step.kind !== "advanced" && step.kind !== "rolled-back")
+          await pause(settings.pollIntervalMs, lease.signal);
       } catch (error) {
         if (isStaleEpoch(error)) {
           this.logger.warn("ledger write refused: stale owner epoch", {
@@ -160,5 +164,24 @@ export class LedgerIndexer {
       }
     }
     this.logger.info("ledger live tail stopped", { chainId, shard: lease.shard });
+  }
+
+  /**
+   * Logs a wait for the node when it begins or its reason changes, and its end, rather than on
+   * every poll; returns the reason now waited for.
+   */
+  private logWait(chainId: number, before: string | undefined, step: TailStep): string | undefined {
+    if (step.kind === "waiting") {
+      if (step.reason !== before)
+        this.logger.warn("ledger live tail waiting for the node", {
+          chainId,
+          reason: step.reason,
+          detail: step.detail,
+        });
+      return step.reason;
+    }
+    if (before !== undefined && step.kind !== "retry")
+      this.logger.info("ledger live tail resumed: the node caught up", { chainId, waitedFor: before });
+    return step.kind === "retry" ? before : undefined;
   }
 }

@@ -41,6 +41,11 @@ export function registerLedgerMetrics(
     "Blocks rolled back by the last reorganisation, by chain.",
     (r) => r.lastReorgDepth,
   );
+  gauge(
+    METRIC_NAMES.ledgerWaitingSeconds,
+    "Seconds the live tail has waited for a node that is syncing or behind (0 when it does not wait), by chain.",
+    (r) => (r.waiting ? Math.max(0, (Date.now() - Date.parse(r.waiting.since)) / 1_000) : 0),
+  );
   const reorgs = new client.Counter({
     name: METRIC_NAMES.ledgerReorgs,
     help: "Reorganisations this replica rolled back, by chain.",

@@ -3,6 +3,13 @@
  * reads"): the index's store implements these over its tables; the API is handed them.
  */
 
+/**
+ * Why the live tail waits for its node instead of ingesting or rolling back: the node says it syncs
+ * (`eth_syncing`), its head is below the checkpoint, or it has no block at a height below its head.
+ */
+export const NODE_WAIT_REASONS = ["node-syncing", "node-behind", "node-block-missing"] as const;
+export type NodeWaitReason = (typeof NODE_WAIT_REASONS)[number];
+
 /** Per-chain health of the Ledger Index (docs/ledger-index.md, "Health"). */
 export interface LedgerChainHealth {
   chainId: number;
@@ -15,6 +22,12 @@ export interface LedgerChainHealth {
   lastReorgAt: string | null;
   /** Catch-up ranges not completed yet. */
   openRanges: number;
+  /**
+   * Set while the live tail waits for a node that is syncing or behind instead of ingesting or
+   * rolling back: why (`node-syncing`, `node-behind`, `node-block-missing`), what the node
+   * answered, and since when (ISO 8601). Null while it does not wait.
+   */
+  waiting: { reason: NodeWaitReason; detail: string; since: string } | null;
   updatedAt: string;
 }
 

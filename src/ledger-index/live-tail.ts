@@ -3,7 +3,8 @@ import { OWNERSHIP_ERRORS } from "../errors/ownership-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { ShardFence } from "../ownership/shard-fence.js";
-import type { ChainReader } from "./chain-reader.js";
+import { type ChainReader, isBlockNotFound } from "./chain-reader.js";
+import type { NodeWaitReason } from "./ledger-reads.js";
 import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
 import { logOrigins } from "./store/domain-logs.js";
 import type { PgLedgerScope } from "./store/scope.js";
@@ -27,12 +28,22 @@ export interface LiveTailOptions {
   beforeCommit?: (batch: TailBatch) => Promise<void>;
 }
 
-/** What one step did: ingested blocks, rolled a reorganisation back, or found nothing new. */
+/** A wait for the node: its reason and what the node answered, in words. */
+export interface NodeWait {
+  reason: NodeWaitReason;
+  detail: string;
+}
+
+/**
+ * What one step did: ingested blocks, rolled a reorganisation back, found nothing new, must read
+ * again, or waits for a node that is syncing or behind (nothing rolled back).
+ */
 export type TailStep =
   | { kind: "advanced"; to: bigint; logs: number }
   | { kind: "rolled-back"; to: bigint; depth: number }
   | { kind: "idle"; at: bigint }
-  | { kind: "retry"; reason: string };
+  | { kind: "retry"; reason: string }
+  | ({ kind: "waiting" } & NodeWait);
 
 /**
  * One step of a chain's live tail (docs/ledger-index.md, "Live tail"), under the chain shard's
@@ -40,30 +51,55 @@ export type TailStep =
  * checkpoint's hash, walk back to the common ancestor and roll back to it; otherwise read the
  * scope's logs (each contract's kind's events) for those blocks and commit blocks, logs and checkpoint together. A chain
  * without a checkpoint is anchored at its settled height; history below it is caught up in ranges.
+ *
+ * A node that is syncing or behind looks like a reorganisation (a lower head, another hash, a
+ * missing block): the step then waits, recording why, and rolls nothing back. A head below the
+ * checkpoint is always waited out; a differing hash is a reorganisation only while the node says
+ * it does not sync.
  */
 export async function tailStep(options: LiveTailOptions, fence: ShardFence): Promise<TailStep> {
+  const cursor = await options.index.cursor(options.chainId);
+  try {
+    return await stepFrom(options, fence, cursor);
+  } catch (error) {
+    if (!cursor || !isBlockNotFound(error)) throw error;
+    const detail = `the node has no block at a height below its head (${(error as Error).message.split("\n")[0]})`;
+    return waitForNode(options, fence, cursor, { reason: "node-block-missing", detail });
+  }
+}
+
+async function stepFrom(
+  options: LiveTailOptions,
+  fence: ShardFence,
+  cursor: LedgerCursor | null,
+): Promise<TailStep> {
   const { chainId, reader, index } = options;
-  const cursor = await index.cursor(chainId);
   const head = await reader.head();
   if (!cursor) {
     const anchor = await reader.block(await reader.settledHeight(head));
     await index.anchor(fence, chainId, anchor, head);
     return { kind: "advanced", to: anchor.height, logs: 0 };
   }
-  if (cursor.height >= head.height) {
-    const atCursor = cursor.height > head.height ? null : await reader.block(cursor.height);
-    if (atCursor?.hash === cursor.hash) {
+  if (head.height < cursor.height) {
+    const wait = (await syncingWait(reader)) ?? {
+      reason: "node-behind" as const,
+      detail: `the node's head ${head.height} is below the checkpoint ${cursor.height}`,
+    };
+    return waitForNode(options, fence, cursor, wait);
+  }
+  if (head.height === cursor.height) {
+    if (head.hash === cursor.hash) {
       const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
       const ids = scope.map((row) => row.id);
       await index.recordIdle(fence, chainId, cursor, head, ids, options.rangeBlocks);
       return { kind: "idle", at: cursor.height };
     }
-    return rollBack(options, fence, cursor, head.height);
+    return rollBackUnlessSyncing(options, fence, cursor);
   }
   const to = min(head.height, cursor.height + BigInt(options.batchBlocks));
   const blocks = await reader.blocks(cursor.height + 1n, to);
   if ((blocks[0] as LedgerBlock).parentHash !== cursor.hash)
-    return rollBack(options, fence, cursor, head.height);
+    return rollBackUnlessSyncing(options, fence, cursor);
   if (!linked(blocks)) return { kind: "retry", reason: "the chain changed while its blocks were read" };
   const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
   const logs = await reader.logs(scope, cursor.height + 1n, to);
@@ -84,16 +120,47 @@ export async function tailStep(options: LiveTailOptions, fence: ShardFence): Pro
   return { kind: "advanced", to, logs: committed.logs };
 }
 
+/** The wait a syncing node calls for, or null when `eth_syncing` says it does not sync. */
+async function syncingWait(reader: ChainReader): Promise<NodeWait | null> {
+  const syncing = await reader.syncing();
+  if (!syncing) return null;
+  return {
+    reason: "node-syncing",
+    detail: `the node is syncing (eth_syncing: block ${syncing.currentBlock} of ${syncing.highestBlock})`,
+  };
+}
+
+/** Records the wait on the checkpoint's row (health) and reports it; the index is left as it is. */
+async function waitForNode(
+  options: LiveTailOptions,
+  fence: ShardFence,
+  cursor: LedgerCursor,
+  wait: NodeWait,
+): Promise<TailStep> {
+  await options.index.recordWait(fence, options.chainId, cursor, wait);
+  return { kind: "waiting", ...wait };
+}
+
+/** A hash the checkpoint does not match: a reorganisation, unless the node says it is syncing. */
+async function rollBackUnlessSyncing(
+  options: LiveTailOptions,
+  fence: ShardFence,
+  cursor: LedgerCursor,
+): Promise<TailStep> {
+  const wait = await syncingWait(options.reader);
+  if (wait) return waitForNode(options, fence, cursor, wait);
+  return rollBack(options, fence, cursor);
+}
+
 /** Walks back from the checkpoint to the highest block whose stored hash the node still has. */
 async function rollBack(
   options: LiveTailOptions,
   fence: ShardFence,
   cursor: LedgerCursor,
-  headHeight: bigint,
 ): Promise<TailStep> {
   const { chainId, reader, index } = options;
   const lowest = (await index.lowestBlock(chainId)) ?? cursor.height;
-  for (let h = min(cursor.height, headHeight); h >= lowest; h--) {
+  for (let h = cursor.height; h >= lowest; h--) {
     const stored = await index.blockHash(chainId, h);
     const node = await reader.block(h);
     if (stored !== null && stored === node.hash) {

@@ -31,6 +31,7 @@ export const METRIC_NAMES = {
   ledgerLagSeconds: "tenor_ledger_lag_seconds",
   ledgerLastReorgDepth: "tenor_ledger_last_reorg_depth",
   ledgerReorgs: "tenor_ledger_reorgs_total",
+  ledgerWaitingSeconds: "tenor_ledger_waiting_seconds",
   webhookAttempts: "tenor_webhook_attempts_total",
   webhookAttemptDuration: "tenor_webhook_attempt_duration_seconds",
   webhookDeliveriesPending: "tenor_webhook_deliveries_pending",

@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import { z } from "zod";
+import { NODE_WAIT_REASONS } from "../../ledger-index/ledger-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { anyPrincipalOf } from "../auth/authenticate.js";
 import { toWait } from "../executions/resource.js";
@@ -23,6 +24,18 @@ const LedgerChainSchema = z.object({
   lastReorgDepth: z.number().int(),
   lastReorgAt: z.string().nullable(),
   openRanges: z.number().int(),
+  waiting: z
+    .object({
+      reason: z.enum(NODE_WAIT_REASONS),
+      detail: z.string(),
+      since: z.string(),
+    })
+    .nullable()
+    .meta({
+      description:
+        "Set while the live tail waits for a node that is syncing or behind instead of ingesting or rolling " +
+        "back: the reason, the node's answer in words, and since when. Null while it does not wait.",
+    }),
   updatedAt: z.string(),
 });
 

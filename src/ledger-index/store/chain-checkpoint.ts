@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from "pg";
 import { LEDGER_INDEX_ERRORS } from "../../errors/ledger-index-errors.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import { type ShardFence, withShardFence } from "../../ownership/shard-fence.js";
+import type { NodeWaitReason } from "../ledger-reads.js";
 import { deleteDomainRowsAbove, insertLedgerLogs, type LedgerLogs } from "./domain-logs.js";
 import { deleteTransfersAbove } from "./transfers.js";
 
@@ -124,7 +125,7 @@ export class PgLedgerIndex {
       ]);
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
-           head_height = $5, head_block_time = $6, updated_at = now() WHERE chain_id = $1`,
+           head_height = $5, head_block_time = $6, ${WAIT_CLEARED}, updated_at = now() WHERE chain_id = $1`,
         [
           chainId,
           last.height.toString(),
@@ -162,7 +163,7 @@ export class PgLedgerIndex {
       const depth = Number(expected.height - ancestor.height);
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
-           last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
+           last_reorg_depth = $5, last_reorg_at = now(), ${WAIT_CLEARED}, updated_at = now() WHERE chain_id = $1`,
         [chainId, ancestor.height.toString(), ancestor.hash, ancestor.time, depth],
       );
       return { depth, logs };
@@ -209,10 +210,32 @@ export class PgLedgerIndex {
       await insertBlocks(client, chainId, [to]);
       await client.query(
         `UPDATE ledger_chains SET indexed_height = $2, indexed_hash = $3, indexed_block_time = $4,
-           last_reorg_depth = $5, last_reorg_at = now(), updated_at = now() WHERE chain_id = $1`,
+           last_reorg_depth = $5, last_reorg_at = now(), ${WAIT_CLEARED}, updated_at = now() WHERE chain_id = $1`,
         [chainId, to.height.toString(), to.hash, to.time, Number(from - to.height)],
       );
       return { from, logs };
+    });
+  }
+
+  /**
+   * Records that the tail waits for its node (docs/ledger-index.md, "A node that is syncing or
+   * behind"): the reason and the node's answer in words; `wait_since` keeps its time while the
+   * reason stays the same. Nothing else changes: the checkpoint, blocks and rows stay. Fenced;
+   * cleared by the next batch, idle step, rollback or rewind.
+   */
+  async recordWait(
+    fence: ShardFence,
+    chainId: number,
+    expected: LedgerCursor,
+    wait: { reason: NodeWaitReason; detail: string },
+  ): Promise<void> {
+    await withShardFence(this.pool, fence, async (client) => {
+      await lockCursor(client, chainId, expected);
+      await client.query(
+        `UPDATE ledger_chains SET wait_since = CASE WHEN wait_reason IS DISTINCT FROM $2 THEN now() ELSE wait_since END,
+           wait_reason = $2, wait_detail = $3, updated_at = now() WHERE chain_id = $1`,
+        [chainId, wait.reason, wait.detail],
+      );
     });
   }
 
@@ -232,13 +255,17 @@ export class PgLedgerIndex {
       await lockCursor(client, chainId, expected);
       const ranges = await spawnRanges(client, chainId, scopeIds, expected.height, rangeBlocks);
       await client.query(
-        "UPDATE ledger_chains SET head_height = $2, head_block_time = $3, updated_at = now() WHERE chain_id = $1",
+        `UPDATE ledger_chains SET head_height = $2, head_block_time = $3, ${WAIT_CLEARED}, updated_at = now()
+         WHERE chain_id = $1`,
         [chainId, head.height.toString(), head.time],
       );
       return { ranges };
     });
   }
 }
+
+/** Clears the tail's wait for its node: any write that moves or confirms the checkpoint ends it. */
+const WAIT_CLEARED = "wait_reason = NULL, wait_detail = NULL, wait_since = NULL";
 
 /** Locks the chain's checkpoint row and checks it is still `expected` (compare-and-set). */
 async function lockCursor(client: PoolClient, chainId: number, expected: LedgerCursor): Promise<void> {

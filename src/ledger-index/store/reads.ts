@@ -64,7 +64,7 @@ export class PgLedgerReads implements LedgerReads {
       `SELECT c.chain_id, c.head_height::text AS head, ${INDEXED_HEIGHT}::text AS indexed,
               GREATEST(c.head_height - ${INDEXED_HEIGHT}, 0)::int AS lag_blocks,
               GREATEST(extract(epoch FROM c.head_block_time - c.indexed_block_time), 0)::float AS lag_seconds,
-              c.last_reorg_depth, c.last_reorg_at, c.updated_at,
+              c.last_reorg_depth, c.last_reorg_at, c.wait_reason, c.wait_detail, c.wait_since, c.updated_at,
               (SELECT count(*) FROM ledger_ranges r WHERE r.chain_id = c.chain_id AND r.completed_at IS NULL)::int AS open_ranges
        FROM ledger_chains c ORDER BY c.chain_id`,
     );
@@ -77,6 +77,9 @@ export class PgLedgerReads implements LedgerReads {
       lastReorgDepth: r.last_reorg_depth,
       lastReorgAt: r.last_reorg_at ? new Date(r.last_reorg_at).toISOString() : null,
       openRanges: r.open_ranges,
+      waiting: r.wait_reason
+        ? { reason: r.wait_reason, detail: r.wait_detail, since: new Date(r.wait_since).toISOString() }
+        : null,
       updatedAt: new Date(r.updated_at).toISOString(),
     }));
   }

@@ -64,12 +64,10 @@ export async function mintSome(anvil: Anvil, token: Address, count: number, salt
   }
 }
 
-/** A chain handle on `anvil` with the given finality depth. */
-export function anvilChains(anvil: Anvil, depth = 2): ChainClients {
+/** A chain handle on `anvil` (or on `rpcUrl`, a fault proxy in front of it) with the given finality depth. */
+export function anvilChains(anvil: Anvil, depth = 2, rpcUrl = anvil.url): ChainClients {
   return new ChainClients({
-    chains: [
-      chainSchema.parse({ id: anvil.chainId, name: "anvil", rpcUrls: [anvil.url], finality: { depth } }),
-    ],
+    chains: [chainSchema.parse({ id: anvil.chainId, name: "anvil", rpcUrls: [rpcUrl], finality: { depth } })],
     durable: { confirmationWatcher: { intervalMs: 250 } } as never,
   });
 }
@@ -86,13 +84,17 @@ export async function takeChainShard(pool: pg.Pool, chainId: number, owner: stri
   }
 }
 
-/** The in-process index of one database on one anvil: drives tail steps and catch-up by hand. */
+/**
+ * The in-process index of one database on one anvil: drives tail steps and catch-up by hand.
+ * `rpcUrl` puts a fault proxy (test/support/rpc-proxy.ts) between the index and the node.
+ */
 export function ledgerDriver(
   pool: pg.Pool,
   anvil: Anvil,
   settings = { batchBlocks: 7, rangeBlocks: 20, depth: 2 },
+  rpcUrl = anvil.url,
 ) {
-  const chain = anvilChains(anvil, settings.depth).get(anvil.chainId);
+  const chain = anvilChains(anvil, settings.depth, rpcUrl).get(anvil.chainId);
   const reader = new ChainReader(chain.public, chain.config.finality);
   const tail: LiveTailOptions = {
     chainId: anvil.chainId,
