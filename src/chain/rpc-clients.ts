@@ -37,8 +37,8 @@ export class ChainClients {
       };
       const transports = chainConfig.rpcUrls.map((url) =>
         url.startsWith("ws")
-          ? webSocket(url, { retryCount: 1 })
-          : http(url, { retryCount: 1, timeout: 10_000 }),
+          ? webSocket(url, { retryCount: 1, timeout: chainConfig.rpcTimeoutMs })
+          : http(url, { retryCount: 1, timeout: chainConfig.rpcTimeoutMs }),
       );
       const transport = transports.length === 1 ? (transports[0] as Transport) : fallback(transports);
       const watchIntervalMs =

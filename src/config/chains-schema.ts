@@ -33,6 +33,11 @@ export const chainSchema = z
     /** Tried in order; the first is the primary. */
     rpcUrls: z.array(rpcUrl, "must be a list of URLs").min(1, "must name at least one URL"),
     finality: finalitySchema.default({ depth: 1 }),
+    /**
+     * One JSON-RPC call's deadline in ms (default 10000); a call that times out is tried once more,
+     * then fails as a transient error (a broadcast step retries it, asking the node for the hash first).
+     */
+    rpcTimeoutMs: intRange(100, 120_000).default(10_000),
     /** The chain's watcher period in ms; default `durable.confirmationWatcher.intervalMs`. */
     confirmationWatcher: z
       .object({ intervalMs: intRange(50, 60_000).optional() })

@@ -30,6 +30,7 @@ describe("chains configuration", () => {
     expect(parsed).toMatchObject({
       id: 31337,
       finality: { depth: 1 },
+      rpcTimeoutMs: 10_000,
       confirmationWatcher: {},
       fees: { bumpPercent: 12.5, maxBumps: 3, stuckAfterMs: 30_000 },
     });
@@ -41,7 +42,7 @@ describe("chains configuration", () => {
       load({
         chains: [
           { ...chain, rpcUrls: ["ftp://x"], finality: { depth: -1 }, fees: { bumpPercent: 10 } },
-          { ...chain, confirmationWatcher: { intervalMs: 10 } },
+          { ...chain, confirmationWatcher: { intervalMs: 10 }, rpcTimeoutMs: 50 },
         ],
       }),
     );
@@ -55,6 +56,7 @@ describe("chains configuration", () => {
           rule: expect.stringContaining("12.5"),
         }),
         { key: "chains.1.confirmationWatcher.intervalMs", value: 10, rule: "50 ≤ v ≤ 60000" },
+        { key: "chains.1.rpcTimeoutMs", value: 50, rule: "100 ≤ v ≤ 120000" },
         { key: "chains.1.id", value: 31337, rule: "must be unique among chains" },
       ]),
     );

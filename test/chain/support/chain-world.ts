@@ -40,6 +40,7 @@ import {
   type HarnessConnections,
   startEngineHarness,
 } from "../../support/engine-harness.js";
+import { type RpcProxy, startRpcProxy } from "../../support/rpc-proxy.js";
 
 /**
  * One test file's chain world: a real anvil, the engine harness with the lifecycle workflow and
@@ -56,6 +57,8 @@ export interface ChainWorld {
    */
   chainAccess: ChainAccess;
   custody?: CustodySimulator;
+  /** The fault proxy the world's chain clients talk through, when `rpcProxy` was asked for. */
+  proxy?: RpcProxy;
   /** The signers the access is bound to (`hot`, the extra local ones, custody when started). */
   signers: SignerRegistry;
   /** Address of the local signer `hot` (anvil key 1). */
@@ -78,6 +81,8 @@ export interface ChainWorldOptions {
   anvil?: AnvilOptions;
   chain?: Record<string, unknown>;
   custody?: boolean;
+  /** Put the JSON-RPC fault proxy between the world's chain clients and anvil (`world.proxy`). */
+  rpcProxy?: boolean;
   durable?: DurableOverrides;
   /** Engine hooks (a test acts at a chosen step, e.g. drains a payer just before a broadcast). */
   hooks?: EngineHooks;
@@ -91,13 +96,14 @@ export interface ChainWorldOptions {
 
 export async function startChainWorld(options: ChainWorldOptions): Promise<ChainWorld> {
   const anvil = await startAnvil(options.anvil);
+  const proxy = options.rpcProxy ? await startRpcProxy(anvil.url) : undefined;
   const worldChains = (durable: TenorConfig["durable"]) =>
     new ChainClients({
       chains: [
         chainSchema.parse({
           id: anvil.chainId,
           name: "anvil",
-          rpcUrls: [anvil.url],
+          rpcUrls: [proxy?.url ?? anvil.url],
           confirmationWatcher: { intervalMs: 50 },
           ...options.chain,
         }),
@@ -184,6 +190,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
     chains,
     chainAccess: access,
     ...(custody ? { custody } : {}),
+    ...(proxy ? { proxy } : {}),
     signers: registry,
     hot: privateKeyToAccount(ANVIL_KEYS[1]).address,
     async send(request) {
@@ -215,6 +222,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       await engine.stop();
       await entities?.close().catch(() => undefined);
       await custody?.stop();
+      await proxy?.stop();
       await anvil.stop();
     },
   };
