@@ -160,16 +160,34 @@ async function approve(
     `approval ${name} of ${id}\n  params: ${JSON.stringify(pending.params)}\n  hash:   ${pending.paramsHash}\n`,
   );
   const decision = values.reject ? "reject" : "approve";
-  const body = await api.post<{ outcome: string; approvals: number; quorum: number }>(
-    `/v1/executions/${id}/approvals/${encodeURIComponent(name)}`,
-    { decision, paramsHash: pending.paramsHash, ...(values.reason ? { reason: values.reason } : {}) },
-  );
-  io.stdout(
-    values.json
-      ? `${JSON.stringify(body, null, 2)}\n`
-      : `${decision} recorded: ${body.outcome} (${body.approvals} of ${body.quorum})\n`,
-  );
+  const body = await api.post<VoteAnswer>(`/v1/executions/${id}/approvals/${encodeURIComponent(name)}`, {
+    decision,
+    paramsHash: pending.paramsHash,
+    ...(values.reason ? { reason: values.reason } : {}),
+  });
+  io.stdout(values.json ? `${JSON.stringify(body, null, 2)}\n` : renderVoteAnswer(decision, body));
   return EXIT.OK;
+}
+
+interface VoteAnswer {
+  outcome: string;
+  approvals: number;
+  quorum: number;
+  votes: {
+    decision: string;
+    reason: string | null;
+    approver: { name: string; subject: string; at: string };
+  }[];
+}
+
+/** The outcome, then who voted what and when on this approval, oldest first. */
+export function renderVoteAnswer(decision: string, body: VoteAnswer): string {
+  let text = `${decision} recorded: ${body.outcome} (${body.approvals} of ${body.quorum})\n`;
+  for (const v of body.votes) {
+    text += `  - ${v.decision} by ${v.approver.subject} (key ${v.approver.name}) at ${v.approver.at}`;
+    text += v.reason === null ? "\n" : `: ${v.reason}\n`;
+  }
+  return text;
 }
 
 function executionId(positionals: readonly string[], index: number): string {

@@ -43,6 +43,8 @@ export type VoteOutcome =
       workflow: string;
       pending: PendingApproval;
       approvals: number;
+      /** Every vote cast on this approval at its pending position, this one included, oldest first. */
+      votes: VoteRecord[];
       /** Set when this vote decided the approval; the decision signal is stored in the same transaction. */
       decision: ApprovalDecisionPayload | null;
     };
@@ -166,6 +168,7 @@ export class PgApprovals {
         workflow: execution.workflow,
         pending,
         approvals: approving.length,
+        votes,
         decision,
       };
     });

@@ -39,21 +39,48 @@ describe("approvals", () => {
     const first = await api.as("approver").post(url).send(vote);
     expect(first.status).toBe(202);
     expect(first.body).toMatchObject({ approvals: 1, quorum: 2, outcome: "pending" });
+    const approverVote = {
+      name: "release",
+      position: first.body.position,
+      approver: {
+        keyId: api.keyIds.approver,
+        name: "approver",
+        role: "approver",
+        subject: "approver",
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      },
+      decision: "approve",
+      paramsHash: wait.details.paramsHash,
+      reason: null,
+    };
+    // The answer names who voted what and when, not just a count.
+    expect(first.body.votes).toEqual([approverVote]);
     const twice = await api.as("approver").post(url).send(vote);
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe("APPROVAL_DUPLICATE_VOTE");
     expect((await api.as("operator").get(`/v1/executions/${id}`)).body.status).toBe("waiting");
-    const second = await api.as("approver2").post(url).send(vote);
+    const second = await api
+      .as("approver2")
+      .post(url)
+      .send({ ...vote, reason: "checked the amount" });
     expect(second.body).toMatchObject({ approvals: 2, outcome: "approved" });
+    const approver2Vote = {
+      ...approverVote,
+      approver: {
+        ...approverVote.approver,
+        keyId: api.keyIds.approver2,
+        name: "approver2",
+        subject: "approver2",
+      },
+      reason: "checked the amount",
+    };
+    expect(second.body.votes).toEqual([approverVote, approver2Vote]);
+    expect(second.body.votes[0].approver.at).toBe(first.body.votes[0].approver.at);
     const done = await api.waitFor(id, (b) => b.status === "completed", "completed");
     expect(done.result).toMatchObject({ approved: true, approvers: ["approver", "approver2"] });
     const votes = await api.as("operator").get(`/v1/executions/${id}/approvals`);
-    expect(
-      votes.body.votes.map((v: { approver: { name: string; role: string; keyId: string } }) => v.approver),
-    ).toEqual([
-      expect.objectContaining({ name: "approver", role: "approver", keyId: api.keyIds.approver }),
-      expect.objectContaining({ name: "approver2", role: "approver", keyId: api.keyIds.approver2 }),
-    ]);
+    // The list reads the same votes, with the same moments, as the vote's answer showed.
+    expect(votes.body.votes).toEqual(second.body.votes);
     const late = await api.as("admin").post(url).send(vote);
     expect(late.status).toBe(409);
     expect(late.body.code).toBe("APPROVAL_NOT_PENDING");

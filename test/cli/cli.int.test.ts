@@ -64,7 +64,10 @@ describe("tenor runs", () => {
     const approve = await runTenor(["runs", "approve", id, "issue"], as("approver"));
     expect(approve.code, approve.stderr).toBe(0);
     expect(approve.stderr).toContain('"symbol":"CLI"');
-    expect(approve.stdout).toBe("approve recorded: approved (1 of 1)\n");
+    // The answer names the voter: subject, key and when.
+    expect(approve.stdout).toMatch(
+      /^approve recorded: approved \(1 of 1\)\n {2}- approve by approver \(key approver\) at \d{4}-\d\d-\d\dT[\d:.]+Z\n$/,
+    );
     await h.waitFor(id, (e) => e.status === "completed", "completion");
 
     const steps = await runTenor(["runs", "steps", id], as("operator"));

@@ -2,7 +2,7 @@ import type { Request, Response } from "express";
 import type { ApprovalWaitDetails } from "../../engine/approvals.js";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { VoteOutcome } from "../../store/pg-approvals.js";
+import type { VoteOutcome, VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
@@ -64,6 +64,19 @@ export async function voteAs(
     approvals: outcome.approvals,
     quorum: outcome.pending.details.quorum,
     outcome: outcome.decision === null ? "pending" : outcome.decision.approved ? "approved" : "rejected",
+    votes: outcome.votes.map(castVoteView),
+  };
+}
+
+/** A vote as the API shows it: the approver's key, role and subject, and when it was cast (`approver.at`). */
+function castVoteView(v: VoteRecord) {
+  return {
+    name: v.name,
+    position: v.position,
+    approver: { ...v.approver, subject: v.subject },
+    decision: v.decision,
+    paramsHash: v.paramsHash,
+    reason: v.reason,
   };
 }
 
@@ -142,14 +155,7 @@ function listApprovals(deps: ApiDeps) {
     res.json({
       executionId: record.id,
       pending,
-      votes: votes.map((v) => ({
-        name: v.name,
-        position: v.position,
-        approver: { ...v.approver, subject: v.subject },
-        decision: v.decision,
-        paramsHash: v.paramsHash,
-        reason: v.reason,
-      })),
+      votes: votes.map(castVoteView),
     });
   };
 }
@@ -178,7 +184,8 @@ export const APPROVAL_ROUTES: readonly RouteDeclaration[] = [
         "`GET /v1/executions/{id}/approvals`); another hash is refused with 409 APPROVAL_PARAMS_CHANGED. " +
         "The key that started the execution may not vote (403 SELF_APPROVAL_FORBIDDEN); nobody votes twice " +
         "(409 APPROVAL_DUPLICATE_VOTE). When approving votes reach the workflow's quorum (M of N), or on the first " +
-        `rejection, the decision is delivered and the execution woken. ${rolesNote("approve")}`,
+        "rejection, the decision is delivered and the execution woken. The answer names every vote cast so far on " +
+        `this approval (\`votes\`: who, with which key and role, what, when). ${rolesNote("approve")}`,
       request: {
         params: ApprovalParams,
         body: { required: true, content: { "application/json": { schema: VoteBodySchema } } },
@@ -202,7 +209,9 @@ export const APPROVAL_ROUTES: readonly RouteDeclaration[] = [
       operationId: "listApprovals",
       tags: ["approvals"],
       summary: "Pending approvals and the votes cast",
-      description: rolesNote("read"),
+      description:
+        "What each pending approval asks for, and every vote cast on the execution: who (key id, name, role and " +
+        `subject), what, on which parameters' hash, with which reason, and when (\`approver.at\`). ${rolesNote("read")}`,
       request: { params: ExecutionIdParams },
       responses: {
         200: {

@@ -31,6 +31,18 @@ export const ApproverSchema = z
   })
   .meta({ id: "Approver" });
 
+/** One vote cast: who (key and subject), what, on which parameters, when (`approver.at`). */
+export const CastVoteSchema = z
+  .object({
+    name: z.string().meta({ description: "The approval's name." }),
+    position: z.number().int(),
+    approver: ApproverSchema,
+    decision: z.enum(["approve", "reject"]),
+    paramsHash: z.string(),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: "ApprovalVoteCast" });
+
 export const VoteResultSchema = z
   .object({
     executionId: z.uuid(),
@@ -42,6 +54,10 @@ export const VoteResultSchema = z
     outcome: z
       .enum(["pending", "approved", "rejected"])
       .meta({ description: "`approved` once the quorum is reached; `rejected` on the first rejection." }),
+    votes: z.array(CastVoteSchema).meta({
+      description:
+        "Every vote cast on this approval while it waits at this position, this one included, oldest first.",
+    }),
   })
   .meta({ id: "ApprovalVoteResult" });
 
@@ -58,15 +74,6 @@ export const ApprovalListSchema = z
         until: z.string().nullable(),
       }),
     ),
-    votes: z.array(
-      z.object({
-        name: z.string(),
-        position: z.number().int(),
-        approver: ApproverSchema,
-        decision: z.enum(["approve", "reject"]),
-        paramsHash: z.string(),
-        reason: z.string().nullable(),
-      }),
-    ),
+    votes: z.array(CastVoteSchema).meta({ description: "Every vote cast on the execution, oldest first." }),
   })
   .meta({ id: "ApprovalList" });
