@@ -79,6 +79,7 @@ export function renderExecutionList(body: { items: ExecutionBody[]; nextCursor: 
 export function describeWait(wait: Wait): string {
   const until = wait.until ? ` until ${wait.until}` : "";
   if (wait.kind === "fix" && wait.summary) return `held for ${wait.summary} (${wait.name})${until}`;
+  if (wait.kind === "child" && wait.summary) return `child ${wait.name} waiting for ${wait.summary}${until}`;
   return `${wait.kind} ${wait.name}${until}`;
 }
 

@@ -10,6 +10,7 @@ import { VoteBodySchema } from "../approvals/schemas.js";
 import { audited } from "../audit/audit-trail.js";
 import { type Permission, roleMay } from "../auth/permissions.js";
 import { activityOf } from "../executions/activity.js";
+import { withChildFunding } from "../executions/child-funding.js";
 import {
   cancelRun,
   checkSignalPayload,
@@ -206,11 +207,12 @@ async function renderExecution(
   status: number,
 ): Promise<void> {
   const user = consoleUser(res);
-  const [journal, votes, activity, keyQueue] = await Promise.all([
+  const [journal, votes, activity, keyQueue, shown] = await Promise.all([
     deps.client.journal(record.id, record.orgId),
     deps.approvals.list(record.orgId, record.id),
     activityOf(deps, user.principal, record),
     keyQueueFor(deps.keyLines, record),
+    withChildFunding((orgId, id) => deps.reads.get(orgId, id), record),
   ]);
   res
     .status(status)
@@ -222,7 +224,7 @@ async function renderExecution(
         who: whoOf(user),
         ...liveRefresh(record, keyQueue.length > 0),
         body: executionBody(
-          { record, journal, votes: votes ?? [], user, keyQueue, activity, now: new Date() },
+          { record: shown, journal, votes: votes ?? [], user, keyQueue, activity, now: new Date() },
           alert,
           notice,
         ),

@@ -5,6 +5,7 @@ import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { roleMay } from "../auth/permissions.js";
 import type { Activity } from "../executions/activity.js";
+import { childFundingOf, childFundingSummary } from "../executions/child-funding.js";
 import { failureGuidance, holdGuidance } from "../executions/guidance.js";
 import type { KeyQueueEntry } from "../executions/key-queue.js";
 import { toStep } from "../executions/resource.js";
@@ -155,11 +156,18 @@ ${data.votes.map(
 }</section>`;
 }
 
+/** The run's own funding waits, and those of children it waits for (src/api/executions/child-funding.ts). */
 function fundingSection(waits: readonly WaitDescriptor[]): Html | null {
   const funding = waits.filter((w) => w.kind === "funding");
-  if (funding.length === 0) return null;
+  const children = waits.flatMap((w) => childFundingOf(w) ?? []);
+  if (funding.length === 0 && children.length === 0) return null;
   return html`<section aria-label="Funding requests"><h2>Funding requests</h2>${funding.map(
     (w) => html`<h3>${w.name}${w.until ? ` (deadline ${w.until})` : ""}</h3>${jsonBlock(w.details ?? {})}`,
+  )}${children.map(
+    (
+      f,
+    ) => html`<h3>gas for <a href="${executionHref(f.executionId)}">${f.workflow} ${f.executionId}</a> (deadline ${f.deadline})</h3>
+<p data-child-funding>${childFundingSummary(f)}</p>${jsonBlock(f)}`,
   )}</section>`;
 }
 

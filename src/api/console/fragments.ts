@@ -1,6 +1,7 @@
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { formatMilliseconds } from "../../values/format.js";
+import { childFundingOf, childFundingSummary } from "../executions/child-funding.js";
 import { holdSummary } from "../executions/guidance.js";
 import { CONSOLE_PATHS } from "./console-auth.js";
 import { consoleTime } from "./console-time.js";
@@ -26,6 +27,8 @@ export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingF
 export function describeWait(wait: WaitDescriptor, hold: ExecutionRecord["hold"] = null): string {
   const until = wait.until ? ` until ${consoleTime(wait.until)}` : "";
   if (wait.kind === "fix" && hold) return `held for ${holdSummary(hold)} (${wait.name})${until}`;
+  const funding = childFundingOf(wait);
+  if (funding) return `child ${wait.name} waiting for ${childFundingSummary(funding)}${until}`;
   return `${wait.kind} ${wait.name}${until}`;
 }
 

@@ -8,6 +8,7 @@ import { principalOf } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
 import { parseRequest } from "../http.js";
 import { pageAfter, pageOf } from "../list-cursor.js";
+import { withChildFunding } from "./child-funding.js";
 import { keyQueueFor } from "./key-queue.js";
 import { toExecutionResource, toStep } from "./resource.js";
 import { ExecutionIdParams, ListQuerySchema } from "./schemas.js";
@@ -30,11 +31,18 @@ export async function requireExecution(deps: ApiDeps, req: Request, res: Respons
   return record;
 }
 
-/** `GET /v1/executions/{id}`: status, waits, progress, result or failure, timestamps, key lines. */
+/**
+ * `GET /v1/executions/{id}`: status, waits (a child wait with the child's funding request),
+ * progress, result or failure, timestamps, key lines.
+ */
 export function getExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const record = await requireExecution(deps, req, res);
-    res.json({ ...toExecutionResource(record), keyQueue: await keyQueueFor(deps.keyLines, record) });
+    const [shown, keyQueue] = await Promise.all([
+      withChildFunding((orgId, id) => deps.reads.get(orgId, id), record),
+      keyQueueFor(deps.keyLines, record),
+    ]);
+    res.json({ ...toExecutionResource(shown), keyQueue });
   };
 }
 

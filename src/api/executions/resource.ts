@@ -3,6 +3,7 @@ import type { FailureRecord } from "../../engine/errors.js";
 import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import { childFundingOf, childFundingSummary } from "./child-funding.js";
 import { failureGuidance, holdGuidance, holdSummary } from "./guidance.js";
 import type {
   CancellationSchema,
@@ -39,9 +40,14 @@ export function toWait(w: WaitDescriptor): z.infer<typeof WaitSchema> {
   };
 }
 
-/** A held run's `fix` wait, whose name is the hold's code, with what it waits for in words. */
+/**
+ * A held run's `fix` wait, whose name is the hold's code, with what it waits for in words; a
+ * `child` wait whose child waits for gas funding (child-funding.ts) with that request in words.
+ */
 function inWords(wait: z.infer<typeof WaitSchema>, hold: FailureRecord | null): z.infer<typeof WaitSchema> {
-  return wait.kind === "fix" && hold ? { ...wait, summary: holdSummary(hold) } : wait;
+  if (wait.kind === "fix" && hold) return { ...wait, summary: holdSummary(hold) };
+  const funding = childFundingOf(wait);
+  return funding ? { ...wait, summary: childFundingSummary(funding) } : wait;
 }
 
 /** When, by whom and why a cancellation was requested; null when none was. */

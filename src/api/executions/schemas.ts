@@ -24,7 +24,10 @@ export const WaitSchema = z
       .meta({
         description:
           "What it waits for in words, where the name is a code: a held run's `fix` wait reads " +
-          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`).",
+          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`). In " +
+          "`GET /v1/executions/{id}`, a `child` wait whose child waits for gas funding reads " +
+          "`gas funding: <address> needs <shortfall> wei more (holds <available> of <required>) on chain <id> " +
+          "before <deadline>, for chain.transaction <child id>`.",
       }),
     position: z.number().int().optional(),
     until: z
@@ -37,7 +40,10 @@ export const WaitSchema = z
       .meta({
         description:
           "Kind-specific facts. For an approval: `params` (exactly what approvers approve), `paramsHash` " +
-          "(SHA-256 of their canonical JSON, to send with a vote) and `quorum`.",
+          "(SHA-256 of their canonical JSON, to send with a vote) and `quorum`. For a child: `childId`; in " +
+          "`GET /v1/executions/{id}` also `funding` while the child, or a child of it, waits for gas funding: " +
+          "`executionId`, `workflow`, `chainId`, `address` (the wallet to fund), `destination`, `requiredWei`, " +
+          "`availableWei`, `shortfallWei`, `deadline`.",
       }),
   })
   .meta({ id: "Wait" });
