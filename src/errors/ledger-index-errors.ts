@@ -12,6 +12,11 @@ export const LEDGER_INDEX_ERRORS = Object.freeze({
   LEDGER_RANGE_LEASE_LOST: "LEDGER_RANGE_LEASE_LOST",
   /** A rewind named a chain without a checkpoint or a height above it. */
   LEDGER_REWIND_INVALID: "LEDGER_REWIND_INVALID",
+  /**
+   * An eth_getLogs answer its blocks do not confirm (a log missing, or one not in the block's
+   * bloom): nothing of it is committed and the range is read again (retryable).
+   */
+  LEDGER_LOGS_UNVERIFIED: "LEDGER_LOGS_UNVERIFIED",
   /** The index did not reach the block within the wait's budget (retryable). */
   LEDGER_NOT_INDEXED: "LEDGER_NOT_INDEXED",
 });

@@ -2,8 +2,13 @@ import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
 import type { Logger } from "../observability/logger.js";
 import type { ChainReader } from "./chain-reader.js";
+import { isUnverifiedLogs } from "./logs-check.js";
 import { pause } from "./pause.js";
+import type { LedgerLogs } from "./store/domain-logs.js";
 import type { PgLedgerRanges, RangeLease } from "./store/ranges.js";
+
+/** Reads of one chunk the blocks may refuse in a row before the range is given up to its lease. */
+const UNVERIFIED_READS = 5;
 
 export interface CatchUpOptions {
   ranges: PgLedgerRanges;
@@ -22,7 +27,7 @@ export interface CatchUpOptions {
 
 /**
  * Works one leased range to completion: the logs of its contract's kinds, `batchBlocks` at a time,
- * each chunk committed with the cursor under the lease's epoch (which renews the lease). Stops
+ * each chunk checked against its blocks (ChainReader.checkedLogs) and committed with the cursor under the lease's epoch (which renews the lease). Stops
  * early when `signal` aborts; the unfinished rest is offered again once the lease expires.
  *
  * @throws TenorError LEDGER_RANGE_LEASE_LOST when another replica claimed the range since.
@@ -35,10 +40,26 @@ export async function workRange(
   const reader = options.readers.get(lease.chainId);
   if (!reader) return false;
   let current: RangeLease = lease;
+  let refused = 0;
   while (!signal.aborted && current.nextBlock <= current.toBlock) {
     const through = min(current.toBlock, current.nextBlock + BigInt(options.batchBlocks) - 1n);
     const targets = current.kinds.map((kind) => ({ address: current.address, kind }));
-    const logs = await reader.logs(targets, current.nextBlock, through);
+    let logs: LedgerLogs;
+    try {
+      logs = await reader.checkedLogs(targets, await reader.blocks(current.nextBlock, through));
+    } catch (error) {
+      // A short or unconfirmed answer commits nothing: the chunk is read again, and after
+      // UNVERIFIED_READS refusals the range is left to its lease's expiry (claimed again later).
+      if (!isUnverifiedLogs(error) || ++refused >= UNVERIFIED_READS) throw error;
+      options.logger.warn("ledger logs answer refused: the range's chunk is read again", {
+        rangeId: lease.id,
+        chainId: lease.chainId,
+        error: error.message,
+      });
+      await pause(options.pollIntervalMs, signal);
+      continue;
+    }
+    refused = 0;
     const committed = await options.ranges.commit(current, through, logs, options.owner, options.leaseMs);
     if (committed.completed)
       options.logger.info("ledger range completed", {

@@ -1,8 +1,9 @@
-import { BlockNotFoundError, type EIP1193RequestFn, type Hex, type PublicClient } from "viem";
+import { BlockNotFoundError, type EIP1193RequestFn, type Hex, type Log, type PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
 import { chainAddress } from "../values/address.js";
 import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
 import type { LedgerScopeKind } from "./ledger-scope.js";
+import { checkLogsAnswer } from "./logs-check.js";
 import type { LedgerBlock } from "./store/chain-checkpoint.js";
 import type { LedgerLogs } from "./store/domain-logs.js";
 import type { Erc20TransferLog } from "./store/transfers.js";
@@ -113,19 +114,63 @@ export class ChainReader {
    * and, as topic 0, the events of every kind among them (docs/ledger-index.md, "Decoding"),
    * decoded and in (blockNumber, logIndex) order. A contract may receive another kind's event of
    * a contract sharing the request; the store admits a log only for its emitter's own kind.
+   * Unchecked: what is committed to the index is read with `checkedLogs`.
    */
   async logs(targets: readonly LogTarget[], from: bigint, to: bigint): Promise<LedgerLogs> {
+    return toLedgerLogs((await this.rawLogs(targets, from, to)).logs);
+  }
+
+  /**
+   * The logs of `targets` in `blocks` (consecutive, as this node served them), like `logs`, once
+   * the answer is checked against the blocks' logs blooms and, for a block whose bloom matches
+   * but that got no log, its receipts (docs/ledger-index.md, "A short eth_getLogs answer").
+   *
+   * @throws TenorError LEDGER_LOGS_UNVERIFIED (retryable) when the blocks do not confirm the answer.
+   */
+  async checkedLogs(targets: readonly LogTarget[], blocks: readonly ChainBlock[]): Promise<LedgerLogs> {
+    const first = blocks[0];
+    const last = blocks.at(-1);
+    if (!first || !last) return toLedgerLogs([]);
+    const answer = await this.rawLogs(targets, first.height, last.height);
+    if (answer.addresses.length > 0 && answer.events.length > 0)
+      await checkLogsAnswer({ chainId: this.client.chain?.id ?? 0, blocks, ...answer }, (block) =>
+        this.receiptLogs(block),
+      );
+    return toLedgerLogs(answer.logs);
+  }
+
+  private async rawLogs(targets: readonly LogTarget[], from: bigint, to: bigint) {
     const events = eventsOf(new Set(targets.map((t) => t.kind)));
-    const addresses = [...new Set(targets.map((t) => t.address))];
-    if (addresses.length === 0 || events.length === 0) return toLedgerLogs([]);
+    const addresses = [
+      ...new Set(targets.map((t) => chainAddress(t.address, "address").toLowerCase() as Hex)),
+    ];
+    if (addresses.length === 0 || events.length === 0) return { addresses, events, logs: [] };
     const raw = await this.client.getLogs({
-      address: addresses.map((address) => chainAddress(address, "address")),
+      address: addresses,
       events,
       fromBlock: from,
       toBlock: to,
       strict: true,
     });
-    return toLedgerLogs(raw as unknown as RawLedgerLog[]);
+    return { addresses, events, logs: raw as unknown as RawLedgerLog[] };
+  }
+
+  /**
+   * Every log of `block` from its receipts, by the block's hash: `eth_getBlockReceipts`, or one
+   * `eth_getTransactionReceipt` per transaction from a node that does not offer it.
+   */
+  async receiptLogs(block: ChainBlock): Promise<Log[]> {
+    try {
+      const receipts = await this.client.getBlockReceipts({ blockHash: block.hash as Hex });
+      return receipts.flatMap((receipt) => receipt.logs);
+    } catch (error) {
+      if (rpcCode(error) !== METHOD_NOT_FOUND) throw error;
+    }
+    const { transactions } = await this.client.getBlock({ blockHash: block.hash as Hex });
+    const receipts = await Promise.all(
+      transactions.map((hash) => this.client.getTransactionReceipt({ hash })),
+    );
+    return receipts.flatMap((receipt) => receipt.logs);
   }
 
   /** Transfer logs of `addresses` in blocks `from`..`to`, in (blockNumber, logIndex) order. */

@@ -44,6 +44,8 @@ export interface RawLedgerLog {
   eventName: string;
   args: Record<string, unknown>;
   address: Hex;
+  /** Topic 0 (the event's selector) and the indexed arguments. */
+  topics: readonly Hex[];
   blockNumber: bigint;
   logIndex: number;
   blockHash: Hex;

@@ -5,8 +5,9 @@ import type { Logger } from "../observability/logger.js";
 import type { ShardFence } from "../ownership/shard-fence.js";
 import { type ChainReader, isBlockNotFound } from "./chain-reader.js";
 import type { NodeWaitReason } from "./ledger-reads.js";
+import { isUnverifiedLogs } from "./logs-check.js";
 import type { LedgerBlock, LedgerCursor, PgLedgerIndex, TailBatch } from "./store/chain-checkpoint.js";
-import { logOrigins } from "./store/domain-logs.js";
+import type { LedgerLogs } from "./store/domain-logs.js";
 import type { PgLedgerScope } from "./store/scope.js";
 
 export interface LiveTailOptions {
@@ -102,10 +103,19 @@ async function stepFrom(
     return rollBackUnlessSyncing(options, fence, cursor);
   if (!linked(blocks)) return { kind: "retry", reason: "the chain changed while its blocks were read" };
   const scope = await options.scope.activeFrom(chainId, cursor.height + 1n);
-  const logs = await reader.logs(scope, cursor.height + 1n, to);
-  const hashes = new Map(blocks.map((b) => [b.height, b.hash]));
-  if (logOrigins(logs).some((log) => hashes.get(log.blockNumber) !== log.blockHash))
-    return { kind: "retry", reason: "logs came from another branch than the blocks" };
+  let logs: LedgerLogs;
+  try {
+    logs = await reader.checkedLogs(scope, blocks);
+  } catch (error) {
+    // A short answer, or logs of another branch (the chain moved): nothing committed, read again.
+    if (!isUnverifiedLogs(error)) throw error;
+    options.logger.warn("ledger logs answer refused: the batch is read again", {
+      chainId,
+      block: error.details?.block,
+      error: error.message,
+    });
+    return { kind: "retry", reason: error.message };
+  }
   const batch: TailBatch = {
     expected: cursor,
     blocks,
