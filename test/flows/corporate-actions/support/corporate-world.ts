@@ -28,6 +28,7 @@ import { writeTestConfig } from "../../../support/config-file.js";
 import type { TestDatabase } from "../../../support/database.js";
 import { freePort, killAllProcesses, waitUntil } from "../../../support/processes.js";
 import { type RoleProcess, roleReady, spawnRole } from "../../../support/role-process.js";
+import { type RpcProxy, startRpcProxy } from "../../../support/rpc-proxy.js";
 import { createTestStores } from "../../../support/test-stores.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
@@ -59,6 +60,8 @@ export interface CorporateWorld {
   db: TestDatabase;
   payer: Address;
   payer2: Address;
+  /** The fault proxy the runner reaches anvil through, when the world was started with one. */
+  rpcProxy?: RpcProxy;
   runner(): RoleProcess;
   /** Starts a runner (after the previous one was killed) and waits until it is ready. */
   startRunner(): Promise<RoleProcess>;
@@ -68,8 +71,13 @@ export interface CorporateWorld {
   stop(): Promise<void>;
 }
 
-export async function startCorporateWorld(file: string): Promise<CorporateWorld> {
+export async function startCorporateWorld(
+  file: string,
+  options: { rpcProxy?: boolean } = {},
+): Promise<CorporateWorld> {
   const [anvil, stores] = await Promise.all([startAnvil(), createTestStores(file)]);
+  // With `rpcProxy`, the configured node (the runner's, the indexer's) is the fault proxy in front of anvil.
+  const rpcProxy = options.rpcProxy ? await startRpcProxy(anvil.url) : undefined;
   const { db, prefix } = stores;
   const configFile = writeTestConfig("corporate", {
     durable: {
@@ -83,7 +91,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
       {
         id: anvil.chainId,
         name: "anvil",
-        rpcUrls: [anvil.url],
+        rpcUrls: [rpcProxy?.url ?? anvil.url],
         finality: { depth: 1 },
         confirmationWatcher: { intervalMs: 50 },
       },
@@ -139,6 +147,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
     db,
     payer: privateKeyToAccount(PAYER_KEY).address,
     payer2: privateKeyToAccount(PAYER2_KEY).address,
+    ...(rpcProxy ? { rpcProxy } : {}),
     runner: () => runner as RoleProcess,
     startRunner,
     call,
@@ -162,6 +171,7 @@ export async function startCorporateWorld(file: string): Promise<CorporateWorld>
       await platform.close();
       redis.disconnect();
       await stores.drop();
+      await rpcProxy?.stop();
       await anvil.stop();
     },
   };
