@@ -3,7 +3,11 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TransactionRequestV1 } from "../../src/chain/lifecycle/transaction-schemas.js";
-import { chainTransactionV1, chainTransactionV2 } from "../../src/chain/lifecycle/transaction-workflow.js";
+import {
+  chainTransactionV1,
+  chainTransactionV2,
+  chainTransactionV3,
+} from "../../src/chain/lifecycle/transaction-workflow.js";
 import { UNKNOWN_FIELD_RULE } from "../../src/engine/input-issues.js";
 import type { createPlatformApi } from "../../src/roles/platform-api.js";
 import { ANVIL_KEYS } from "../support/anvil.js";
@@ -66,14 +70,14 @@ async function startVersion1(orgId: string, input: Record<string, unknown>): Pro
   return summary.id;
 }
 
-describe("chain.transaction version 3 (current)", () => {
+describe("chain.transaction version 4 (current)", () => {
   it("signs with a signer of the key's organisation; the input names no organisation", async () => {
     const res = await postTransaction(globexKey, { signerId: "globex-hot", to: recipient, valueWei: "5" });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const view = await world.settled(res.body.id);
     expect(view.output).toMatchObject({ verdict: "confirmed", from: globexSigner });
     const row = await rowOf(res.body.id);
-    expect(row.workflow_version).toBe(3);
+    expect(row.workflow_version).toBe(4);
     expect(row.input).not.toHaveProperty("orgId");
     // The same signer through another organisation's key is not theirs.
     const other = await postTransaction(acmeKey, { signerId: "globex-hot", to: recipient, valueWei: "5" });
@@ -102,22 +106,24 @@ describe("chain.transaction version 3 (current)", () => {
   });
 });
 
-describe("chain.transaction version 2", () => {
-  it("an execution started on version 2 runs on version 2 and completes", async () => {
-    const { summary } = await world.engine.store.createExecution(
-      newExecution({
-        workflow: chainTransactionV2.name,
-        workflowVersion: 2,
-        orgId: "acme",
-        input: { chainId: world.anvil.chainId, signerId: "hot", to: recipient, valueWei: "4" },
-      }),
-    );
-    await world.engine.runner().queue.enqueue(summary.id, summary.workflow);
-    const view = await world.settled(summary.id);
-    expect(view.status, JSON.stringify(view.failure)).toBe("completed");
-    expect(view.output).toMatchObject({ verdict: "confirmed", from: world.hot });
-    expect((await rowOf(summary.id)).workflow_version).toBe(2);
-  });
+describe("chain.transaction versions 2 and 3", () => {
+  for (const workflow of [chainTransactionV2, chainTransactionV3]) {
+    it(`an execution started on version ${workflow.version} runs on version ${workflow.version} and completes`, async () => {
+      const { summary } = await world.engine.store.createExecution(
+        newExecution({
+          workflow: workflow.name,
+          workflowVersion: workflow.version,
+          orgId: "acme",
+          input: { chainId: world.anvil.chainId, signerId: "hot", to: recipient, valueWei: "4" },
+        }),
+      );
+      await world.engine.runner().queue.enqueue(summary.id, summary.workflow);
+      const view = await world.settled(summary.id);
+      expect(view.status, JSON.stringify(view.failure)).toBe("completed");
+      expect(view.output).toMatchObject({ verdict: "confirmed", from: world.hot });
+      expect((await rowOf(summary.id)).workflow_version).toBe(workflow.version);
+    });
+  }
 });
 
 describe("chain.transaction version 1", () => {

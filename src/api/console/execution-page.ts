@@ -14,6 +14,7 @@ import { stepTimings } from "../executions/step-timing.js";
 import { auditSection, familySection, inputOutputSection, signalsSection } from "./activity-sections.js";
 import type { ConsoleUser } from "./console-auth.js";
 import { timeCellAt } from "./console-time.js";
+import { feeBumpsSection } from "./fee-bumps-section.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
 import { keyQueueSection } from "./key-queue-section.js";
@@ -71,6 +72,7 @@ ${inputOutputSection(data.activity)}
 ${failureSection(record.failure)}${holdSection(record)}
 ${approvalsSection(waits, data, may("approve"))}
 ${fundingSection(waits)}
+${may("readPayloads") ? feeBumpsSection(record.workflow, data.journal) : null}
 ${timelineSection(data, may("readPayloads"))}
 ${familySection(data.activity)}
 ${signalsSection(data.activity, data.now)}

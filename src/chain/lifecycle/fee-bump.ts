@@ -9,8 +9,15 @@ export interface Fees<C extends number = number> {
 /** Nodes (geth, anvil) refuse a replacement that raises either fee by less than 12.5 % (1250 bp). */
 export const MIN_BUMP_BASIS_POINTS = 1_250n;
 
+/**
+ * The rule that set one field of a replacement: the configured raise (`fees.bumpPercent`, never
+ * below 12.5 %), the node's higher suggestion, or, for maxFeePerGas only, the new priority fee
+ * (a max fee below the tip is invalid).
+ */
+export type FeeRule = "bumpPercent" | "nodeSuggestion" | "priorityFee";
+
 export type BumpDecision<C extends number> =
-  | { replace: true; fees: Fees<C> }
+  | { replace: true; fees: Fees<C>; raisedBy: { maxFeePerGas: FeeRule; maxPriorityFeePerGas: FeeRule } }
   | { replace: false; reason: string };
 
 /**
@@ -30,17 +37,24 @@ export function bumpFees<C extends number>(
     10_000n + (basisPoints < MIN_BUMP_BASIS_POINTS ? MIN_BUMP_BASIS_POINTS : basisPoints),
     10_000n,
   );
-  const maxOf = (a: GasPrice<C>, b: GasPrice<C>) => (a.compare(b) >= 0 ? a : b);
-  const priority = maxOf(previous.maxPriorityFeePerGas.times(factor, "ceil"), suggested.maxPriorityFeePerGas);
-  let maxFee = maxOf(previous.maxFeePerGas.times(factor, "ceil"), suggested.maxFeePerGas);
-  if (maxFee.compare(priority) < 0) maxFee = priority;
+  const raise = (old: GasPrice<C>, node: GasPrice<C>): [GasPrice<C>, FeeRule] => {
+    const raised = old.times(factor, "ceil");
+    return raised.compare(node) >= 0 ? [raised, "bumpPercent"] : [node, "nodeSuggestion"];
+  };
+  const [priority, priorityRule] = raise(previous.maxPriorityFeePerGas, suggested.maxPriorityFeePerGas);
+  let [maxFee, maxFeeRule] = raise(previous.maxFeePerGas, suggested.maxFeePerGas);
+  if (maxFee.compare(priority) < 0) [maxFee, maxFeeRule] = [priority, "priorityFee"];
   if (options.cap && maxFee.compare(options.cap) > 0) {
     return {
       replace: false,
       reason: `a replacement needs maxFeePerGas ${describe(maxFee)}, above the cap ${describe(options.cap)}`,
     };
   }
-  return { replace: true, fees: { maxFeePerGas: maxFee, maxPriorityFeePerGas: priority } };
+  return {
+    replace: true,
+    fees: { maxFeePerGas: maxFee, maxPriorityFeePerGas: priority },
+    raisedBy: { maxFeePerGas: maxFeeRule, maxPriorityFeePerGas: priorityRule },
+  };
 }
 
 function describe(price: GasPrice): string {

@@ -10,10 +10,11 @@ import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
 import type { LocalKeySigner } from "../signers/signer.js";
+import { bumpStep } from "./bump-step.js";
 import { chainAccessService } from "./chain-access.js";
 import { waitForFinality, waitForInclusion } from "./confirmation.js";
 import { runCustodyIntent } from "./custody-path.js";
-import { bumpFees, type Fees, feeCap } from "./fee-bump.js";
+import type { Fees } from "./fee-bump.js";
 import { BROADCAST_RETRY, broadcastFunded } from "./funded-broadcast.js";
 import { awaitGasFunding } from "./funding-wait.js";
 import {
@@ -25,7 +26,6 @@ import {
   parseValue,
   payerBalance,
   signAttempt,
-  suggestFees,
   toWei,
   valueWei,
 } from "./node-steps.js";
@@ -51,11 +51,24 @@ const LIFECYCLE_SERVICES = [chainAccessService, indexedHeightsService];
  */
 export const chainTransaction = defineWorkflow({
   name: "chain.transaction",
+  version: 4,
+  input: TransactionRequest,
+  output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
+  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true, explainBumps: true }),
+});
+
+/**
+ * Version 3, registered until no execution of it is unfinished: its `bump:<round>` steps journal
+ * the decision alone (version 4 adds why: the rule that fired, the old and suggested fees).
+ */
+export const chainTransactionV3 = defineWorkflow({
+  name: "chain.transaction",
   version: 3,
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true }),
+  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true, explainBumps: false }),
 });
 
 /**
@@ -69,7 +82,7 @@ export const chainTransactionV2 = defineWorkflow({
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: false }),
+  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: false, explainBumps: false }),
 });
 
 /**
@@ -84,7 +97,7 @@ export const chainTransactionV1 = defineWorkflow({
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
   run: (ctx, input) =>
-    runTransaction(ctx, input, { fundRefusedBroadcasts: false }, async () => {
+    runTransaction(ctx, input, { fundRefusedBroadcasts: false, explainBumps: false }, async () => {
       const orgId = await ctx.service(chainAccessService).executionOrg(ctx.executionId);
       if (orgId !== input.orgId) {
         throw new TenorError(
@@ -97,12 +110,19 @@ export const chainTransactionV1 = defineWorkflow({
 });
 
 /** Every registered version of the lifecycle, oldest first: a runner registers all of them. */
-export const chainTransactionVersions = [chainTransactionV1, chainTransactionV2, chainTransaction] as const;
+export const chainTransactionVersions = [
+  chainTransactionV1,
+  chainTransactionV2,
+  chainTransactionV3,
+  chainTransaction,
+] as const;
 
 /** What differs between versions past their input. */
 interface LifecycleRules {
   /** Version 3: a broadcast refused for insufficient funds waits for funding (funded-broadcast.ts). */
   fundRefusedBroadcasts: boolean;
+  /** Version 4: each `bump:<round>` step also journals why it fired and which rule set each fee (bump-step.ts). */
+  explainBumps: boolean;
 }
 
 /**
@@ -270,24 +290,18 @@ async function runLocalTransaction(
     );
     if (included.timedOut) {
       const last = attempts.at(-1) as (typeof attempts)[number];
-      const decision = await ctx.step(
-        `bump:${round}`,
-        async () => {
-          const d = bumpFees(last.fees, await suggestFees(node().public, chain), {
-            bumpPercent: feeRules.bumpPercent,
-            cap: feeCap(chain, feeRules.maxFeePerGasWei),
-          });
-          return d.replace
-            ? {
-                replace: true as const,
-                maxFeePerGas: d.fees.maxFeePerGas,
-                maxPriorityFeePerGas: d.fees.maxPriorityFeePerGas,
-              }
-            : { replace: false as const, reason: d.reason };
-        },
-        { schema: bumpSchema(chain) },
-      );
-      if (decision.replace) await sign(decision);
+      const decision = await bumpStep(ctx, round, {
+        chainId: input.chainId,
+        chain,
+        stuck: { attempt: attempts.length - 1, hash: last.hash, fees: last.fees },
+        rules: feeRules,
+        explain: rules.explainBumps,
+      });
+      if (decision.replace)
+        await sign({
+          maxFeePerGas: decision.maxFeePerGas,
+          maxPriorityFeePerGas: decision.maxPriorityFeePerGas,
+        });
       else attention = { code: CHAIN_ERRORS.TX_STUCK, reason: decision.reason };
       // Out of replacements: keep watching every hash, and show the operator why it is stuck.
       if (!attention && attempts.length > feeRules.maxBumps)
@@ -392,11 +406,3 @@ async function resolvedEntryPoint(services: ServiceLookup, chainId: number): Pro
 }
 
 const SignedSchema = z.object({ raw: z.string() as z.ZodType<Hex>, hash: txHash });
-
-function bumpSchema(chain: Chain) {
-  const fees = estimateSchema(chain).omit({ gas: true });
-  return z.discriminatedUnion("replace", [
-    fees.extend({ replace: z.literal(true) }),
-    z.object({ replace: z.literal(false), reason: z.string() }),
-  ]);
-}
