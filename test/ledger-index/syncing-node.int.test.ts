@@ -1,12 +1,21 @@
+import { Writable } from "node:stream";
 import { numberToHex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LedgerIndexer } from "../../src/ledger-index/ledger-indexer.js";
+import { registerLedgerMetrics } from "../../src/ledger-index/ledger-metrics.js";
 import { tailStep } from "../../src/ledger-index/live-tail.js";
+import { PgLedgerRanges } from "../../src/ledger-index/store/ranges.js";
 import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { createMetrics } from "../../src/observability/metrics.js";
 import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
+import { sampleValue } from "../observability/metric-labels.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { waitUntil } from "../support/processes.js";
 import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy.js";
 import {
+  anvilChains,
   balancesFromNode,
   deployerWallet,
   deployToken,
@@ -14,6 +23,7 @@ import {
   HOLDERS,
   ledgerDriver,
   mintSome,
+  SHARD_COUNT,
   takeChainShard,
 } from "./support/ledger-world.js";
 
@@ -206,5 +216,61 @@ describe("a node that is syncing or behind", () => {
     expect(await waiting()).toBeNull();
     expect(await chainRow()).toMatchObject({ last_reorg_depth: 3 });
     await expectIndexIsTheNodes();
+  });
+
+  it("the running indexer logs a wait once and its end, and the waiting-seconds gauge shows it", async () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const metrics = createMetrics("indexer");
+    registerLedgerMetrics(metrics, () => new PgLedgerReads(db.pool).health());
+    const indexer = new LedgerIndexer({
+      stores: { index: driver.tail.index, scope: driver.scope, ranges: new PgLedgerRanges(db.pool) },
+      chains: anvilChains(anvil, SETTINGS.depth, proxy.url),
+      shardCount: SHARD_COUNT,
+      settings: { pollIntervalMs: 50, batchBlocks: SETTINGS.batchBlocks, rangeBlocks: 20, leaseMs: 30_000 },
+      replicaId: "in-process",
+      logger: createLogger({ level: "info", stream, format: "json" }),
+    });
+    const logged = (message: string) => lines.filter((line) => line.includes(message)).length;
+    const waitingSeconds = async () =>
+      sampleValue(await metrics.registry.metrics(), "tenor_ledger_waiting_seconds", {
+        chain_id: String(anvil.chainId),
+      });
+
+    const indexed = await checkpoint();
+    await nodeEndsAt(indexed - 4n);
+    proxy.on("eth_syncing", syncingAnswer(indexed - 4n, indexed + 10n));
+    const syncingCalls = proxy.calls("eth_syncing").length;
+    const controller = new AbortController();
+    const lease = {
+      ...(await takeChainShard(db.pool, anvil.chainId, "in-process")),
+      signal: controller.signal,
+    };
+    await indexer.work.start(lease);
+    try {
+      await waitUntil("several waiting steps", () => proxy.calls("eth_syncing").length >= syncingCalls + 4);
+      expect(logged("ledger live tail waiting for the node")).toBe(1);
+      expect(lines.find((line) => line.includes("waiting for the node"))).toContain(
+        '"reason":"node-syncing"',
+      );
+      await waitUntil("the waiting-seconds gauge above 0", async () => ((await waitingSeconds()) ?? 0) > 0);
+
+      proxy.clear();
+      await waitUntil(
+        "the resume logged",
+        () => logged("ledger live tail resumed: the node caught up") === 1,
+      );
+      await waitUntil("the waiting-seconds gauge back at 0", async () => (await waitingSeconds()) === 0);
+      expect(await chainRow()).toMatchObject({ last_reorg_depth: 3 });
+    } finally {
+      controller.abort();
+      await indexer.work.stop(lease.shard, "stopping");
+      fence = await takeChainShard(db.pool, anvil.chainId, "tail");
+    }
   });
 });
