@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import type { SignalSender } from "../engine/execution-client.js";
 import { iso } from "./pg-execution-reads.js";
 
 /** A signal as stored, for the evidence export. */
@@ -6,6 +7,8 @@ export interface SignalRecord {
   name: string;
   payload: unknown;
   idempotencyKey: string | null;
+  /** The key that delivered it, as it was then; null for an approval's decision or when not recorded. */
+  sentBy: SignalSender | null;
   consumedPosition: number | null;
   consumedAt: string | null;
   createdAt: string;
@@ -44,7 +47,7 @@ export async function loadEvidenceExtras(
   const row = execution.rows[0];
   if (!row) return null;
   const signals = await pool.query(
-    `SELECT name, payload, idempotency_key, consumed_position, consumed_at, created_at
+    `SELECT name, payload, idempotency_key, sent_by, consumed_position, consumed_at, created_at
      FROM signals WHERE execution_id = $1 ORDER BY id`,
     [executionId],
   );
@@ -56,6 +59,7 @@ export async function loadEvidenceExtras(
       name: s.name,
       payload: s.payload,
       idempotencyKey: s.idempotency_key,
+      sentBy: s.sent_by ?? null,
       consumedPosition: s.consumed_position,
       consumedAt: iso(s.consumed_at),
       createdAt: iso(s.created_at) as string,

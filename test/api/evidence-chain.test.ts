@@ -96,7 +96,26 @@ describe("evidence chain", () => {
   });
 
   it("refuses anything that is not an export", () => {
-    expect(verifyEvidence({ format: "other" }).problems).toEqual([`format must be ${EVIDENCE_FORMAT}`]);
+    expect(verifyEvidence({ format: "other" }).problems).toEqual([
+      `format must be tenor.evidence/1 or ${EVIDENCE_FORMAT}`,
+    ]);
+  });
+
+  it("still verifies an export of format 1, made before approvals were named as declared", () => {
+    const records = chainRecords(FACTS);
+    const older = signEvidence(
+      {
+        format: "tenor.evidence/1",
+        executionId: "00000000-0000-4000-8000-000000000001",
+        orgId: "acme",
+        exportedAt: "2026-11-30T00:00:00.000Z",
+        records,
+        head: records.at(-1)?.hash ?? GENESIS_HASH,
+      },
+      privateKey,
+    );
+    expect(EVIDENCE_FORMAT).toBe("tenor.evidence/2");
+    expect(verifyEvidence(older)).toMatchObject({ ok: true, problems: [] });
   });
 });
 

@@ -7,7 +7,15 @@ import { canonicalJson } from "../../engine/canonical-json.js";
  * (which checks without trusting the database or the api).
  */
 
-export const EVIDENCE_FORMAT = "tenor.evidence/1";
+/**
+ * The format this build exports. Version 2 names an approval by its declared name (journal records
+ * of kind `approval`, signal records of kind `approval`) where version 1 wrote its reserved signal
+ * `$approval:<name>`, and gives each signal record its `kind` and `sentBy`. The chain and signature
+ * are the same in both.
+ */
+export const EVIDENCE_FORMAT = "tenor.evidence/2";
+/** Every format `verifyEvidence` checks: exports made by earlier builds stay verifiable. */
+export const VERIFIABLE_FORMATS: readonly string[] = ["tenor.evidence/1", EVIDENCE_FORMAT];
 /** The `prev` of the first record. */
 export const GENESIS_HASH = "0".repeat(64);
 
@@ -32,7 +40,7 @@ export interface EvidenceSignature {
 }
 
 export interface EvidenceDocument {
-  format: typeof EVIDENCE_FORMAT;
+  format: string;
   executionId: string;
   orgId: string;
   exportedAt: string;
@@ -112,8 +120,9 @@ export interface EvidenceVerdict {
 export function verifyEvidence(document: unknown, trustedKeyId?: string): EvidenceVerdict {
   const problems: string[] = [];
   const doc = document as Partial<EvidenceDocument> | null;
-  if (!doc || typeof doc !== "object" || doc.format !== EVIDENCE_FORMAT) {
-    return { ok: false, problems: [`format must be ${EVIDENCE_FORMAT}`], records: 0, keyId: null };
+  if (!doc || typeof doc !== "object" || !VERIFIABLE_FORMATS.includes(String(doc.format))) {
+    const formats = VERIFIABLE_FORMATS.join(" or ");
+    return { ok: false, problems: [`format must be ${formats}`], records: 0, keyId: null };
   }
   const records = Array.isArray(doc.records) ? doc.records : [];
   if (!Array.isArray(doc.records)) problems.push("records must be a list");

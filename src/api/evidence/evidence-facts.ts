@@ -1,7 +1,9 @@
+import { APPROVAL_SIGNAL_PREFIX } from "../../engine/approvals.js";
 import type { JournalView } from "../../engine/execution-client.js";
 import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionAuditRecord, SignalRecord } from "../../store/pg-evidence.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import { presentedWait } from "../executions/step-timing.js";
 
 /** Everything an evidence export is built from, read within the caller's organisation. */
 export interface EvidenceSources {
@@ -27,7 +29,8 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
  * The export's facts in time order (ties keep the order they are listed in): the execution as
  * started, each journal position, each vote, signal and audit row, the status transitions and the
  * transaction hashes its steps recorded. Transitions are derived from journal timestamps: Tenor
- * keeps no separate status history.
+ * keeps no separate status history. An approval is named as the workflow declared it (kind
+ * `approval`), never by its reserved signal `$approval:<name>`; each signal names its sender.
  */
 export function evidenceFacts(sources: EvidenceSources): EvidenceFact[] {
   const { execution: e } = sources;
@@ -52,8 +55,7 @@ export function evidenceFacts(sources: EvidenceSources): EvidenceFact[] {
       at: j.completedAt ?? j.startedAt,
       data: {
         position: j.position,
-        kind: j.kind,
-        name: j.name,
+        ...presentedWait(j.kind, j.name),
         state: j.state,
         attempts: j.attempts,
         startedAt: j.startedAt,
@@ -79,7 +81,7 @@ export function evidenceFacts(sources: EvidenceSources): EvidenceFact[] {
         },
       },
     })),
-    ...sources.signals.map((s) => ({ type: "signal" as const, at: s.createdAt, data: s })),
+    ...sources.signals.map((s) => ({ type: "signal" as const, at: s.createdAt, data: signalData(s) })),
     ...sources.audit.map((a) => ({ type: "audit" as const, at: a.at, data: a })),
     ...transitions(sources),
     ...transactions(sources.journal),
@@ -98,7 +100,8 @@ function transitions(sources: EvidenceSources): EvidenceFact[] {
   for (const j of sources.journal) {
     const activity = j.kind === "step" && isRecord(j.result) && typeof j.result.activity === "string";
     if (!WAIT_KINDS.has(j.kind) && !activity) continue;
-    const cause = `${j.kind} ${j.name} (position ${j.position})`;
+    const wait = presentedWait(j.kind, j.name);
+    const cause = `${wait.kind} ${wait.name} (position ${j.position})`;
     out.push({ type: "transition", at: j.startedAt, data: { status: "waiting", cause } });
     if (j.completedAt)
       out.push({ type: "transition", at: j.completedAt, data: { status: "running", cause } });
@@ -118,6 +121,25 @@ function transitions(sources: EvidenceSources): EvidenceFact[] {
     out.push({ type: "transition", at: e.updatedAt, data: { status: e.status, cause: "current" } });
   }
   return out;
+}
+
+/**
+ * A delivered signal: an approval's decision (delivered by the engine once its votes decided, so
+ * `sentBy: null`; the approval records name who voted) is `kind: approval` under its declared name.
+ */
+function signalData(s: SignalRecord) {
+  const approval = s.name.startsWith(APPROVAL_SIGNAL_PREFIX);
+  return {
+    kind: approval ? "approval" : "signal",
+    name: approval ? s.name.slice(APPROVAL_SIGNAL_PREFIX.length) : s.name,
+    sentBy: s.sentBy,
+    payload: s.payload,
+    // A decision's key is the engine's own (one per approval position), not a caller's.
+    idempotencyKey: approval ? null : s.idempotencyKey,
+    consumedPosition: s.consumedPosition,
+    consumedAt: s.consumedAt,
+    createdAt: s.createdAt,
+  };
 }
 
 /** Transaction hashes anywhere in a step's recorded result, under a member whose name says hash. */
