@@ -24,7 +24,7 @@ const OPTIONS = {
   limit: { type: "string" },
   cursor: { type: "string" },
   parent: { type: "string" },
-  "top-level": { type: "boolean" },
+  "include-children": { type: "boolean" },
   payload: { type: "string" },
   reject: { type: "boolean" },
   reason: { type: "string" },
@@ -55,7 +55,7 @@ export async function runRunsCommand(
       if (values["created-after"] !== undefined) query.set("createdAfter", values["created-after"]);
       if (values["created-before"] !== undefined) query.set("createdBefore", values["created-before"]);
       if (values.parent !== undefined) query.set("parentId", values.parent);
-      if (values["top-level"]) query.set("topLevel", "true");
+      if (values["include-children"]) query.set("includeChildren", "true");
       const body = await api.get<Parameters<typeof renderExecutionList>[0]>(`/v1/executions?${query}`);
       print(body, () => renderExecutionList(body));
       return EXIT.OK;
@@ -79,6 +79,13 @@ export async function runRunsCommand(
       // Always the file itself (JSON): `tenor runs history <id> > run.json`, then `tenor replay run.json`.
       const id = executionId(positionals, 0);
       const body = await api.get(`/v1/executions/${id}/history`);
+      io.stdout(`${JSON.stringify(body, null, 2)}\n`);
+      return EXIT.OK;
+    }
+    case "evidence": {
+      // Always the signed document itself: `tenor runs evidence <id> > e.json`, then `tenor verify e.json`.
+      const id = executionId(positionals, 0);
+      const body = await api.get(`/v1/executions/${id}/evidence`);
       io.stdout(`${JSON.stringify(body, null, 2)}\n`);
       return EXIT.OK;
     }

@@ -3,17 +3,20 @@ import { KEYS_USAGE } from "./keys-command.js";
 /** Usage of every `tenor` command; kept apart from the commands so printing it loads none of them. */
 
 export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,...>] [--code <CODE>] [--key <key>] [--idempotency-key <key>]
-                  [--created-after <iso>] [--created-before <iso>] [--parent <id>] [--top-level]
+                  [--created-after <iso>] [--created-before <iso>] [--parent <id>] [--include-children]
                   [--limit <n>] [--cursor <c>] [--json]
                                            --status: running, waiting, suspended, completed, failed, or held
                                            --code: a failure's or hold's code (CANCELLED, NON_DETERMINISM)
-                                           --parent: the child runs of <id>; --top-level: runs without a parent
+                                           top-level runs only, unless --include-children;
+                                           --parent: the child runs of <id>
   tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance,
                                            input and output (their size for keys without payload access),
                                            parent, children, signals delivered and votes
   tenor runs steps <id> [--json]           the journal as a timeline with durations (a timer's real length)
   tenor runs history <id> > <file>         the recorded history (journal, workflow version, input, ending)
                                            as JSON, for \`tenor replay\` (operator, admin)
+  tenor runs evidence <id> > <file>        the signed evidence export as JSON, for \`tenor verify\`
+                                           (operator, admin)
   tenor runs signal <id> <name> [--payload <json>] [--idempotency-key <key>] [--json]
   tenor runs approve <id> <approval> [--reject] [--reason <text>] [--json]
                                            votes on the parameters the run asks approval for (shown first)

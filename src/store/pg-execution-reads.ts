@@ -65,6 +65,31 @@ function statusClause(statuses: readonly ListStatus[], values: unknown[]): strin
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(" OR ")})`;
 }
 
+/** The WHERE clauses and their values of a list's filter (not its page). */
+function selection(filter: Omit<ExecutionListFilter, "after" | "limit">): {
+  where: string[];
+  values: unknown[];
+} {
+  const where = ["org_id = $1"];
+  const values: unknown[] = [filter.orgId];
+  const add = (clause: (p: string) => string, value: unknown) => {
+    values.push(value);
+    where.push(clause(`$${values.length}`));
+  };
+  if (filter.workflow !== undefined) add((p) => `workflow = ${p}`, filter.workflow);
+  if (filter.status !== undefined) where.push(statusClause(filter.status, values));
+  // The expression and predicate of the partial index on failure codes (its migration).
+  if (filter.code !== undefined)
+    add((p) => `(failure IS NOT NULL OR hold IS NOT NULL) AND ${FAILURE_CODE} = ${p}`, filter.code);
+  if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
+  if (filter.idempotencyKey !== undefined) add((p) => `idempotency_key = ${p}`, filter.idempotencyKey);
+  if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
+  if (filter.createdBefore !== undefined) add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
+  if (filter.parentId !== undefined) add((p) => `parent_id = ${p}::uuid`, filter.parentId);
+  if (filter.topLevel === true) where.push("parent_id IS NULL");
+  return { where, values };
+}
+
 /** Reads of executions for the Platform API. Every query names the organisation: no read crosses tenants. */
 export class PgExecutionReads {
   constructor(private readonly pool: Pool) {}
@@ -88,24 +113,7 @@ export class PgExecutionReads {
 
   /** Newest first; `limit` rows at most. */
   async list(filter: ExecutionListFilter): Promise<ExecutionRecord[]> {
-    const where = ["org_id = $1"];
-    const values: unknown[] = [filter.orgId];
-    const add = (clause: (p: string) => string, value: unknown) => {
-      values.push(value);
-      where.push(clause(`$${values.length}`));
-    };
-    if (filter.workflow !== undefined) add((p) => `workflow = ${p}`, filter.workflow);
-    if (filter.status !== undefined) where.push(statusClause(filter.status, values));
-    // The expression and predicate of the partial index on failure codes (its migration).
-    if (filter.code !== undefined)
-      add((p) => `(failure IS NOT NULL OR hold IS NOT NULL) AND ${FAILURE_CODE} = ${p}`, filter.code);
-    if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
-    if (filter.idempotencyKey !== undefined) add((p) => `idempotency_key = ${p}`, filter.idempotencyKey);
-    if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
-    if (filter.createdBefore !== undefined)
-      add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
-    if (filter.parentId !== undefined) add((p) => `parent_id = ${p}::uuid`, filter.parentId);
-    if (filter.topLevel === true) where.push("parent_id IS NULL");
+    const { where, values } = selection(filter);
     if (filter.after !== undefined) {
       values.push(filter.after.createdAt, filter.after.id);
       where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
@@ -117,6 +125,22 @@ export class PgExecutionReads {
       values,
     );
     return rows.map(toExecutionRecord);
+  }
+
+  /**
+   * How many executions the filter selects, per status, over every page (`after` and `limit` are
+   * not read): the counts beside a list that are true of that list.
+   */
+  async countByStatus(
+    filter: Omit<ExecutionListFilter, "after" | "limit">,
+  ): Promise<Partial<Record<ExecutionStatus, number>>> {
+    const { where, values } = selection(filter);
+    const { rows } = await this.pool.query<{ status: ExecutionStatus; n: number }>(
+      `SELECT status::text AS status, count(*)::int AS n FROM executions
+       WHERE ${where.join(" AND ")} GROUP BY status`,
+      values,
+    );
+    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
   }
 
   /** The signal stored under this idempotency key, to tell a replay from a reuse with another payload. */

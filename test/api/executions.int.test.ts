@@ -305,9 +305,8 @@ describe("cancel", () => {
     const { body } = await api.as("integrator").post(start("apitest.approve-parent")).send({ amount: "5" });
     await api.waitFor(body.id, (b) => b.status === "waiting", "parent waiting");
     expect(await stepStates(body.id)).toEqual([["child", "apitest.approve", "pending", false]]);
-    const childId = (await api.as("operator").get(`/v1/executions?workflow=apitest.approve`)).body.items.find(
-      (item: { parentId?: string | null }) => item.parentId === body.id,
-    )?.id as string;
+    const childId = (await api.as("operator").get(`/v1/executions?parentId=${body.id}`)).body.items[0]
+      ?.id as string;
     await api.waitFor(childId, (b) => b.status === "waiting", "child waiting");
     expect((await api.as("admin").post(`/v1/executions/${body.id}/cancel`)).status).toBe(202);
     await api.waitFor(body.id, (b) => b.status === "failed", "parent failed");

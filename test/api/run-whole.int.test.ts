@@ -1,12 +1,11 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publicKeyId, verifyEvidence } from "../../src/api/evidence/evidence-chain.js";
 import { canonicalHash } from "../../src/engine/canonical-json.js";
 import { type RolesHarness, startRolesHarness } from "../cli/support/roles-harness.js";
 import { runTenor } from "../cli/support/run-cli.js";
-import { killAllProcesses, waitUntil } from "../support/processes.js";
+import { killAllProcesses } from "../support/processes.js";
+import { type ConsoleBrowser, launchConsoleBrowser } from "./support/console-browser.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
 type Json = any;
@@ -15,23 +14,19 @@ type Json = any;
  * A run seen whole (docs/console.md, "A run seen whole"): its input, output, family, signals with
  * their senders, votes and audit entries through the activity resource, `tenor runs get/steps` and
  * the console's page, against the real api and runner roles; payloads only for the roles that may
- * read them, a timer's real length, an approval under its declared name.
+ * read them, a timer's real length, an approval under its declared name; child runs listed under
+ * their parent, not among the runs people started; the signed evidence export from the console.
  */
-const CHROMIUM = "/usr/bin/chromium";
 const SETTLE_MS = 2000;
 
 let h: RolesHarness;
-let browser: Browser;
+let cb: ConsoleBrowser;
 let parent: string;
 let child: string;
-const shots = mkdtempSync(path.join(tmpdir(), "tenor-run-whole-"));
 
 beforeAll(async () => {
   h = await startRolesHarness(import.meta.url);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu"],
-  });
+  cb = await launchConsoleBrowser(h.base, "run-whole");
   // One whole run: a signal from the integrator, an approval, a 2 s sleep and a child.
   parent = await h.startDemo({ symbol: "WHOLE", approvalTimeout: "10m", settle: `${SETTLE_MS / 1000}s` });
   await h.waitFor(parent, (e) => e.waitingFor[0]?.kind === "approval", "the approval wait");
@@ -51,7 +46,7 @@ beforeAll(async () => {
 }, 200_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await cb?.close();
   await killAllProcesses();
   await h?.stop();
 });
@@ -113,19 +108,21 @@ describe("the activity resource", () => {
     }
   });
 
-  it("links a child to its parent, and lists children under their parent or apart from top-level runs", async () => {
+  it("links a child to its parent, and lists children under their parent, not among top-level runs", async () => {
     const a = await activityAs("integrator", child);
     expect(a.parent).toMatchObject({ id: parent, workflow: "demo.asset-issue", status: "completed" });
-    const top = (await h.call("operator", "GET", "/v1/executions?topLevel=true&limit=100")).body;
-    const ids = top.items.map((e: Json) => e.id);
-    expect(ids).toContain(parent);
-    expect(ids).not.toContain(child);
-    const all = (await h.call("operator", "GET", "/v1/executions?limit=100")).body.items.map(
-      (e: Json) => e.id,
-    );
-    expect(all).toContain(child);
-    const children = (await h.call("operator", "GET", `/v1/executions?parentId=${parent}`)).body;
-    expect(children.items.map((e: Json) => e.id)).toEqual([child]);
+    const ids = async (query: string) => {
+      const answer = await h.call("operator", "GET", `/v1/executions?${query}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body.items.map((e: Json) => e.id);
+    };
+    expect(await ids("limit=100")).toEqual([parent]);
+    expect(await ids("includeChildren=false&limit=100")).toEqual([parent]);
+    expect(await ids("includeChildren=true&limit=100")).toEqual([child, parent]);
+    expect(await ids(`parentId=${parent}`)).toEqual([child]);
+    const bogus = await h.call("operator", "GET", "/v1/executions?includeChildren=yes");
+    expect(bogus.status).toBe(400);
+    expect(JSON.stringify(bogus.body.errors)).toContain("query.includeChildren");
   });
 
   it("the journal shows the sleep's real length and the approval under its declared name", async () => {
@@ -165,6 +162,17 @@ describe("tenor runs get and steps", () => {
     expect(ofChild.stdout).toContain(`parent run: ${parent} demo.asset-issue completed`);
   });
 
+  it("lists top-level runs, children with --include-children or under --parent", async () => {
+    const ids = async (...args: string[]) => {
+      const run = await runTenor(["runs", "list", "--json", ...args], as("integrator"));
+      expect(run.code, run.stderr).toBe(0);
+      return JSON.parse(run.stdout).items.map((e: Json) => e.id);
+    };
+    expect(await ids()).toEqual([parent]);
+    expect(await ids("--include-children")).toEqual([child, parent]);
+    expect(await ids("--parent", parent)).toEqual([child]);
+  });
+
   it("prints the sleep's real duration and the approval by name", async () => {
     const steps = await runTenor(["runs", "steps", parent], as("integrator"));
     expect(steps.code, steps.stderr).toBe(0);
@@ -176,25 +184,32 @@ describe("tenor runs get and steps", () => {
 });
 
 describe("the console's page of a run", () => {
-  async function signIn(page: Page, key: string): Promise<void> {
-    await waitUntil("the api ready", async () => (await fetch(`${h.base}/readyz`)).ok);
-    await page.goto(`${h.base}/console`);
-    await page.fill("#key", key);
-    await Promise.all([page.waitForURL(`${h.base}/console`), page.click("button[type=submit]")]);
-  }
+  const count = (page: Page, status: string) => page.locator(`[data-count=${status}]`).textContent();
 
-  it("shows an operator whole payloads folded, signals with senders, family, audit and relative times", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signIn(page, h.keys.operator);
-    // Child runs are listed under their parent, not among the runs people started.
+  it("lists top-level runs with counts of that list; children under their parent or when included", async () => {
+    const page = await cb.signIn(h.keys.operator, "/console");
+    // Child runs are listed under their parent, not among the runs people started, and the
+    // counts are of the runs listed.
     expect(await page.getByRole("link", { name: parent }).count()).toBe(1);
     expect(await page.getByRole("link", { name: child }).count()).toBe(0);
-    await page.check("input[name=children]");
-    await Promise.all([page.waitForURL(/children=include/), page.click("text=Filter")]);
+    expect(await count(page, "completed")).toBe("1");
+    await cb.screenshot(page, "run-whole-list-top-level");
+    await page.check("input[name=includeChildren]");
+    await Promise.all([page.waitForURL(/includeChildren=true/), page.click("text=Filter")]);
     expect(await page.getByRole("link", { name: child }).count()).toBe(1);
+    expect(await count(page, "completed")).toBe("2");
+    await cb.visit(page, `${h.base}/console?parentId=${parent}`);
+    expect(await page.getByRole("link", { name: child }).count()).toBe(1);
+    expect(await page.getByRole("link", { name: parent }).count()).toBe(1); // the "Child runs of" link
+    expect(await count(page, "completed")).toBe("1");
+    await cb.visit(page, `${h.base}/console?status=running`);
+    expect(await count(page, "completed")).toBe("0");
+    await page.context().close();
+  }, 120_000);
 
-    await page.goto(`${h.base}/console/executions/${parent}`);
+  it("shows an operator whole payloads folded, signals with senders, family, audit and relative times", async () => {
+    const page = await cb.signIn(h.keys.operator, "/console");
+    await cb.visit(page, `${h.base}/console/executions/${parent}`);
     const io = page.getByRole("region", { name: "Input and output" });
     expect(await io.locator("pre[data-payload]").first().isVisible()).toBe(false);
     await io.locator("summary").first().click();
@@ -210,28 +225,50 @@ describe("the console's page of a run", () => {
     expect(journal).not.toContain("$approval");
     // A finished run does not reload itself.
     expect(await page.locator("meta[http-equiv=refresh]").count()).toBe(0);
-    await page.screenshot({ path: path.join(shots, "run-whole-operator.png"), fullPage: true });
-    expect(readFileSync(path.join(shots, "run-whole-operator.png")).length).toBeGreaterThan(1000);
+    await cb.screenshot(page, "run-whole-operator");
 
-    await page.goto(`${h.base}/console/executions/${child}`);
+    // The signed evidence export, from the page: verifiable, approvals by name, senders named.
+    const link = page.getByRole("region", { name: "Evidence" }).getByRole("link");
+    const download = await page.context().request.get(`${h.base}${await link.getAttribute("href")}`);
+    expect(download.status()).toBe(200);
+    expect(download.headers()["content-disposition"]).toContain(`evidence-${parent}.json`);
+    const evidence = await download.json();
+    expect(verifyEvidence(evidence, publicKeyId(h.evidencePublicKey))).toMatchObject({ ok: true });
+    expect(evidence.format).toBe("tenor.evidence/2");
+    expect(JSON.stringify(evidence)).not.toContain("$approval");
+    const signal = evidence.records.find((r: Json) => r.type === "signal" && r.data.name === "note");
+    expect(signal.data.sentBy).toMatchObject({ name: "integrator", role: "integrator" });
+    // The audit row is written once the answer has left.
+    const exports = async () =>
+      (
+        await h.pool.query(
+          "SELECT subject, outcome FROM audit_events WHERE action = 'execution.evidence' AND target = $1",
+          [parent],
+        )
+      ).rows;
+    await expect.poll(exports).toContainEqual({ subject: "operator", outcome: "accepted" });
+
+    await cb.visit(page, `${h.base}/console/executions/${child}`);
     expect(await page.locator("[data-parent]").textContent()).toContain(parent);
-    await context.close();
+    await page.context().close();
   }, 120_000);
 
-  it("shows an integrator sizes instead of payloads, and reloads a waiting run's page", async () => {
+  it("shows an integrator sizes instead of payloads and no evidence, and reloads a waiting run's page", async () => {
     const waiting = await h.startDemo({ symbol: "LIVE", approvalTimeout: "10m", settle: "10ms" });
     await h.waitFor(waiting, (e) => e.status === "waiting", "the approval wait");
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await signIn(page, h.keys.integrator);
-    await page.goto(`${h.base}/console/executions/${waiting}`);
+    const page = await cb.signIn(h.keys.integrator, "/console");
+    await cb.visit(page, `${h.base}/console/executions/${waiting}`);
     expect(await page.locator("meta[http-equiv=refresh]").getAttribute("content")).toBe("10");
     const io = page.getByRole("region", { name: "Input and output" });
     expect(await io.locator("[data-payload-hidden]").textContent()).toMatch(
       /^\d+ bytes, sha256 [0-9a-f]{12}…$/,
     );
     expect(await io.locator("pre[data-payload]").count()).toBe(0);
-    await page.screenshot({ path: path.join(shots, "run-whole-integrator.png"), fullPage: true });
-    await context.close();
+    expect(await page.getByRole("region", { name: "Evidence" }).count()).toBe(0);
+    await cb.screenshot(page, "run-whole-integrator");
+    const refused = await page.context().request.get(`${h.base}/console/executions/${waiting}/evidence`);
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain("FORBIDDEN");
+    await page.context().close();
   }, 120_000);
 });

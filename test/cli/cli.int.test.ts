@@ -10,6 +10,9 @@ import { startHeldRun } from "./support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "./support/roles-harness.js";
 import { runTenor } from "./support/run-cli.js";
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read the API's JSON answers as they come.
+type Json = any;
+
 /**
  * The operator CLI as a real process (scripts/tenor.ts) against the real api and runner roles:
  * tables for people, JSON for scripts, exit codes 0 / 1 / 2.
@@ -28,6 +31,9 @@ afterAll(async () => {
 const as = (person: "integrator" | "approver" | "operator") => ({ ...h.env, TENOR_API_KEY: h.keys[person] });
 
 describe("tenor runs", () => {
+  /** The run the first test takes to completion; the evidence test exports it. */
+  let finished: string | undefined;
+
   it("lists, shows what a run waits for, approves it by its parameters' hash, and shows the journal as a timeline", async () => {
     const id = await h.startDemo({ symbol: "CLI", approvalTimeout: "10m", settle: "10ms" });
     await h.waitFor(
@@ -74,16 +80,51 @@ describe("tenor runs", () => {
     expect(steps.code, steps.stderr).toBe(0);
     expect(steps.stdout.split("\n")[0]).toMatch(/^POS\s+KIND\s+NAME\s+STATE\s+ATTEMPTS\s+AT\s+DURATION/);
     expect(steps.stdout).toMatch(/0\s+step\s+feed\.deploy\s+ok\s+1\s+\+0 ms\s+\S+ m?s/);
-    expect(steps.stdout).toMatch(/approval\s+issue\s+ok\s+1\s+\+\S+ (ms|s)\s+\S+ (ms|s)/);
+    // A duration reads "312 ms", "4.1 s" or, on a slow machine, "1 min 8 s".
+    expect(steps.stdout).toMatch(
+      /approval\s+issue\s+ok\s+1\s+\+(\d+ min )?[\d.]+ m?s\s+(\d+ min )?[\d.]+ m?s/,
+    );
     const json = await runTenor(["runs", "steps", id, "--json"], as("operator"));
     expect(JSON.parse(json.stdout).steps.map((s: { name: string }) => s.name)).toEqual(
       expect.arrayContaining(["feed.deploy", "token.deploy", "settle"]),
     );
 
+    const cancel = await runTenor(["runs", "cancel", id], as("operator"));
+    expect(cancel.code).toBe(1);
+    expect(cancel.stderr).toContain("409 EXECUTION_TERMINAL");
+    finished = id;
+  }, 90_000);
+
+  it("exports the signed evidence of a finished run for operators, and verifies it offline", async () => {
+    const id = finished;
+    if (id === undefined) throw new Error("the test before did not take its run to completion");
     // The auditor's export: signed, hash-chained, naming who approved which parameters.
     expect((await h.call("integrator", "GET", `/v1/executions/${id}/evidence`)).status).toBe(403);
-    const evidence = await h.call("operator", "GET", `/v1/executions/${id}/evidence`);
-    expect(evidence.status).toBe(200);
+    const refused = await runTenor(["runs", "evidence", id], as("integrator"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("403 FORBIDDEN");
+    const exported = await runTenor(["runs", "evidence", id], as("operator"));
+    expect(exported.code, exported.stderr).toBe(0);
+    const evidence = { body: JSON.parse(exported.stdout) };
+    expect(evidence.body.format).toBe("tenor.evidence/2");
+    // Approvals under their declared name, never the reserved signal; each signal names its sender.
+    expect(exported.stdout).not.toContain("$approval");
+    const data = (type: string) =>
+      evidence.body.records.filter((r: { type: string }) => r.type === type).map((r: Json) => r.data);
+    expect(data("journal")).toContainEqual(
+      expect.objectContaining({ kind: "approval", name: "issue", state: "ok" }),
+    );
+    expect(data("signal")).toContainEqual(
+      expect.objectContaining({
+        kind: "signal",
+        name: "note",
+        payload: { from: "cli" },
+        sentBy: expect.objectContaining({ name: "operator", subject: "operator", role: "operator" }),
+      }),
+    );
+    expect(data("signal")).toContainEqual(
+      expect.objectContaining({ kind: "approval", name: "issue", sentBy: null }),
+    );
     const approval = evidence.body.records.find((r: { type: string }) => r.type === "approval");
     expect(approval.data).toMatchObject({
       name: "issue",
@@ -106,10 +147,6 @@ describe("tenor runs", () => {
     const tampered = await runTenor(["verify", file], {});
     expect(tampered.code).toBe(1);
     expect(tampered.stdout).toContain(`record ${approval.seq} (approval): hash does not match its content`);
-
-    const cancel = await runTenor(["runs", "cancel", id], as("operator"));
-    expect(cancel.code).toBe(1);
-    expect(cancel.stderr).toContain("409 EXECUTION_TERMINAL");
   }, 90_000);
 
   it("resumes a held run now, for roles that may, and refuses a run that is not suspended", async () => {

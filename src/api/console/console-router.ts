@@ -9,6 +9,7 @@ import { voteAs } from "../approvals/routes.js";
 import { VoteBodySchema } from "../approvals/schemas.js";
 import { audited } from "../audit/audit-trail.js";
 import { type Permission, roleMay } from "../auth/permissions.js";
+import { buildEvidence, sendEvidence } from "../evidence/evidence-route.js";
 import { activityOf } from "../executions/activity.js";
 import { withChildFunding } from "../executions/child-funding.js";
 import {
@@ -88,29 +89,32 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
         if (!record) return;
         const user = consoleUser(res);
         try {
-          if (!roleMay(user.principal.role, permission)) {
-            throw apiError(API_ERRORS.FORBIDDEN, `role ${user.principal.role} may not ${permission}`, {
-              permission,
-            });
-          }
+          mayOrRefuse(user, permission);
           const notice = await run(req, record, user);
           res.redirect(303, `${executionHref(record.id)}?notice=${notice}`);
         } catch (error) {
-          if (!(error instanceof TenorError)) throw error;
-          res.locals.problemCode = error.code;
-          const fresh = (await deps.reads.get(user.principal.orgId, record.id)) ?? record;
-          await renderExecution(
-            deps,
-            res,
-            fresh,
-            { code: error.code, message: error.message },
-            null,
-            statusForCode(error.code),
-          );
+          await renderRefusal(deps, res, user, record, error);
         }
       }),
     );
   const id = (req: Request) => String(req.params.id);
+  // The signed evidence export as a download, built and audited as the API's (GET .../evidence).
+  router.get(
+    `${CONSOLE_PATHS.home}/executions/:id/evidence`,
+    ...signedIn,
+    audited(deps, "execution.evidence", id),
+    handler(async (req, res) => {
+      const record = await findOrRender(deps, req, res);
+      if (!record) return;
+      const user = consoleUser(res);
+      try {
+        mayOrRefuse(user, "evidence");
+        sendEvidence(res, await buildEvidence(deps, user.principal.orgId, record));
+      } catch (error) {
+        await renderRefusal(deps, res, user, record, error);
+      }
+    }),
+  );
   action(
     "approve",
     "approval.vote",
@@ -170,6 +174,32 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   return router;
 }
 
+function mayOrRefuse(user: ConsoleUser, permission: Permission): void {
+  if (roleMay(user.principal.role, permission)) return;
+  throw apiError(API_ERRORS.FORBIDDEN, `role ${user.principal.role} may not ${permission}`, { permission });
+}
+
+/** The run's page again, with the refusal's code and message on top and the refusal's status. */
+async function renderRefusal(
+  deps: ApiDeps,
+  res: Response,
+  user: ConsoleUser,
+  record: ExecutionRecord,
+  error: unknown,
+): Promise<void> {
+  if (!(error instanceof TenorError)) throw error;
+  res.locals.problemCode = error.code;
+  const fresh = (await deps.reads.get(user.principal.orgId, record.id)) ?? record;
+  await renderExecution(
+    deps,
+    res,
+    fresh,
+    { code: error.code, message: error.message },
+    null,
+    statusForCode(error.code),
+  );
+}
+
 /** The cancel form's reason, validated like the API's body; an empty field is no reason. */
 function consoleCancelReason(req: Request): string | null {
   const raw = (req.body as Record<string, unknown> | undefined)?.reason;
@@ -224,7 +254,16 @@ async function renderExecution(
         who: whoOf(user),
         ...liveRefresh(record, keyQueue.length > 0),
         body: executionBody(
-          { record: shown, journal, votes: votes ?? [], user, keyQueue, activity, now: new Date() },
+          {
+            record: shown,
+            journal,
+            votes: votes ?? [],
+            user,
+            keyQueue,
+            activity,
+            now: new Date(),
+            evidenceSigned: deps.evidenceKey !== undefined,
+          },
           alert,
           notice,
         ),

@@ -31,6 +31,8 @@ export interface ExecutionPageData {
   now: Date;
   /** The key lines the run is queued in and who holds them (src/api/executions/key-queue.ts). */
   keyQueue?: readonly KeyQueueEntry[];
+  /** Whether the api has an evidence signing key (else the export answers EVIDENCE_SIGNING_DISABLED). */
+  evidenceSigned?: boolean;
 }
 
 /** Notices an action leaves on the page it redirects to: a closed list, never text from the request. */
@@ -77,6 +79,7 @@ ${timelineSection(data, may("readPayloads"))}
 ${familySection(data.activity)}
 ${signalsSection(data.activity, data.now)}
 ${auditSection(data.activity, data.now)}
+${may("evidence") ? evidenceSection(record.id, data.evidenceSigned === true) : null}
 ${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
 }
 
@@ -197,6 +200,16 @@ function stepPayload(value: unknown): Html {
   const text = JSON.stringify(value);
   if (text.length <= 80) return html`<code>${text}</code>`;
   return html`<details><summary><code>${text.slice(0, 80)}…</code></summary><pre data-payload>${JSON.stringify(value, null, 2)}</pre></details>`;
+}
+
+/** The signed export's download, for the roles that may take it (docs/console.md, "Evidence export"). */
+function evidenceSection(id: string, signed: boolean): Html {
+  return html`<section aria-label="Evidence"><h2>Evidence</h2>${
+    signed
+      ? html`<p><a href="${executionHref(id)}/evidence" download>Download the signed evidence export</a>
+(check it offline with <code>tenor verify &lt;file&gt;</code>).</p>`
+      : html`<p>No evidence signing key is configured (<code>evidence.signingKey</code>).</p>`
+  }</section>`;
 }
 
 function actionsSection(

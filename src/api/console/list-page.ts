@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { ApiDeps } from "../api-deps.js";
 import type { Principal } from "../auth/authenticate.js";
+import { familyOf } from "../executions/read-routes.js";
 import { ExecutionStatusSchema, LIST_STATUSES, ListQuerySchema } from "../executions/schemas.js";
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
@@ -14,18 +15,18 @@ const STATUSES = ExecutionStatusSchema.options;
 
 /**
  * `GET /console`: the organisation's executions, newest first, filtered like `GET /v1/executions`
- * (workflow, status or `held`, failure code, key, created range), 50 a page, with live counts per status.
+ * (workflow, status or `held`, failure code, key, created range, family: top-level runs unless
+ * child runs are included or a parent named), 50 a page, with live counts per status of exactly
+ * the runs the filter selects.
  */
 export function listPage(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = consoleUser(res);
     const orgId = user.principal.orgId;
-    const { children, ...rest } = dropEmpty(req.query as Record<string, unknown>);
-    const query = ListQuerySchema.safeParse(rest);
+    const query = ListQuerySchema.safeParse(dropEmpty(req.query as Record<string, unknown>));
     const filter = query.success ? query.data : ListQuerySchema.parse({});
-    const family = familyFilter(filter.parentId, children === "include");
-    const after = filter.cursor === undefined ? undefined : (decodeCursor(filter.cursor) ?? undefined);
-    const rows = await deps.reads.list({
+    // One selection for the rows and the counts beside them.
+    const selection = {
       orgId,
       ...(filter.workflow !== undefined ? { workflow: filter.workflow } : {}),
       ...(filter.status !== undefined ? { status: filter.status } : {}),
@@ -33,15 +34,14 @@ export function listPage(deps: ApiDeps) {
       ...(filter.key !== undefined ? { key: filter.key } : {}),
       ...(filter.createdAfter !== undefined ? { createdAfter: filter.createdAfter } : {}),
       ...(filter.createdBefore !== undefined ? { createdBefore: filter.createdBefore } : {}),
-      ...family,
-      ...(after ? { after } : {}),
-      limit: filter.limit + 1,
-    });
+      ...familyOf(filter),
+    };
+    const after = filter.cursor === undefined ? undefined : (decodeCursor(filter.cursor) ?? undefined);
+    const [rows, totals] = await Promise.all([
+      deps.reads.list({ ...selection, ...(after ? { after } : {}), limit: filter.limit + 1 }),
+      deps.reads.countByStatus(selection),
+    ]);
     const page = rows.slice(0, filter.limit);
-    const status = await deps.platformStatus.read(orgId, deps.settings.noMutationThresholdSeconds, 0);
-    const totals: Record<string, number> = {};
-    for (const w of status.workflows)
-      for (const [s, n] of Object.entries(w.counts)) totals[s] = (totals[s] ?? 0) + (n ?? 0);
     const last = page.at(-1);
     const next =
       rows.length > filter.limit && last
@@ -53,7 +53,7 @@ export function listPage(deps: ApiDeps) {
     const selected = new Set(filter.status ?? []);
     const body = html`
 ${query.success ? null : html`<section class="alert" role="alert">${query.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}</section>`}
-<section class="counts" aria-label="Counts"><h2>Executions by status</h2>
+<section class="counts" aria-label="Counts"><h2>${filter.parentId ? "Child runs" : filter.includeChildren ? "Runs and child runs" : "Top-level runs"} listed, by status</h2>
 ${STATUSES.map((s) => html`<span><span class="status ${s}">${s}</span> <strong data-count="${s}">${totals[s] ?? 0}</strong></span>`)}
 </section>
 <section><form method="get" action="${CONSOLE_PATHS.home}">
@@ -63,7 +63,7 @@ ${LIST_STATUSES.map((s) => html`<option value="${s}" ${selected.has(s) && select
 <label for="code">Code</label><input id="code" name="code" value="${filter.code ?? ""}" placeholder="CANCELLED" maxlength="64">
 <label for="key">Key</label><input id="key" name="key" value="${filter.key ?? ""}">
 ${filter.parentId ? html`<input type="hidden" name="parentId" value="${filter.parentId}">` : null}
-<label><input type="checkbox" name="children" value="include" ${children === "include" ? new Html("checked") : null}> Include child runs</label>
+<label><input type="checkbox" name="includeChildren" value="true" ${filter.includeChildren ? new Html("checked") : null}> Include child runs</label>
 <button type="submit">Filter</button></form>
 ${filter.parentId ? html`<p data-parent-filter>Child runs of <a href="${executionHref(filter.parentId)}">${filter.parentId}</a></p>` : null}</section>
 <table><thead><tr><th>Execution</th><th>Workflow</th><th>Status</th><th>Waiting for</th><th>Created</th><th>Updated</th></tr></thead><tbody>
@@ -96,15 +96,6 @@ export function whoOf(user: { principal: Principal; csrf: string }) {
     csrf: user.csrf,
     signOut: CONSOLE_PATHS.signOut,
   };
-}
-
-/**
- * Child runs are listed under their parent (its page, or `?parentId=`), not among the runs people
- * started: the list shows top-level runs unless asked to include children (docs/console.md).
- */
-function familyFilter(parentId: string | undefined, includeChildren: boolean) {
-  if (parentId !== undefined) return { parentId };
-  return includeChildren ? {} : { topLevel: true };
 }
 
 /** A filter form sends empty fields; the API's schema treats absent and empty differently. */

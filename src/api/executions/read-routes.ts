@@ -92,6 +92,19 @@ export function getHistory(deps: ApiDeps) {
   };
 }
 
+/**
+ * Which runs of a family a list selects (docs/console.md, "Filters"): a parent's children when
+ * `parentId` names it; else top-level runs only, unless `includeChildren` asks for every run.
+ * Child runs belong under their parent, not among the runs people started.
+ */
+export function familyOf(query: {
+  parentId?: string | undefined;
+  includeChildren: boolean;
+}): { parentId: string } | { topLevel: true } | Record<string, never> {
+  if (query.parentId !== undefined) return { parentId: query.parentId };
+  return query.includeChildren ? {} : { topLevel: true };
+}
+
 /** `GET /v1/executions`: the organisation's executions, newest first, filtered, cursor-paged. */
 export function listExecutions(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
@@ -106,8 +119,7 @@ export function listExecutions(deps: ApiDeps) {
       ...(query.idempotencyKey !== undefined ? { idempotencyKey: query.idempotencyKey } : {}),
       ...(query.createdAfter !== undefined ? { createdAfter: query.createdAfter } : {}),
       ...(query.createdBefore !== undefined ? { createdBefore: query.createdBefore } : {}),
-      ...(query.parentId !== undefined ? { parentId: query.parentId } : {}),
-      ...(query.topLevel ? { topLevel: true } : {}),
+      ...familyOf(query),
       ...(after !== undefined ? { after } : {}),
       limit: query.limit + 1,
     });

@@ -279,13 +279,14 @@ export const ListQuerySchema = z
     createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
     createdBefore: pgTimestamp.optional().meta({ description: "Exclusive upper bound of createdAt." }),
     parentId: z.uuid().optional().meta({ description: "Only the child runs this execution started." }),
-    topLevel: z
+    includeChildren: z
       .enum(["true", "false"])
       .optional()
       .transform((v) => v === "true")
       .meta({
         description:
-          "`true`: only runs no workflow started (no parent), as the console lists by default. Default `false`: every run.",
+          "`true`: child runs too (runs a workflow started). Default `false`: only top-level runs, as people " +
+          "started them; a run's children are listed with `parentId`.",
       }),
     limit: pageLimit,
     cursor: z.string().optional().meta({ description: "`nextCursor` of the previous page." }),
