@@ -25,7 +25,8 @@ let parent: string;
 let child: string;
 
 beforeAll(async () => {
-  h = await startRolesHarness(import.meta.url);
+  // Chromium and two roles on a small machine: this file tests the run seen whole, not admission.
+  h = await startRolesHarness(import.meta.url, { shedOnEventLoopLag: false });
   cb = await launchConsoleBrowser(h.base, "run-whole");
   // One whole run: a signal from the integrator, an approval, a 2 s sleep and a child.
   parent = await h.startDemo({ symbol: "WHOLE", approvalTimeout: "10m", settle: `${SETTLE_MS / 1000}s` });
