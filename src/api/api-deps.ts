@@ -1,10 +1,11 @@
 import type { KeyObject } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { ChainProbe } from "../chain/chain-probe.js";
 import type { ExecutionClient, ExecutionTransport } from "../engine/execution-client.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { KeyLineReader } from "../keyed/key-line.js";
 import type { LedgerDomainReads, LedgerReads } from "../ledger-index/ledger-reads.js";
-import type { LedgerScopeReads } from "../ledger-index/ledger-scope.js";
+import type { LedgerScopeTracking } from "../ledger-index/ledger-scope.js";
 import type { HealthServerOptions, HealthState } from "../observability/health-server.js";
 import type { Logger } from "../observability/logger.js";
 import type { TenorMetrics } from "../observability/metrics.js";
@@ -74,8 +75,8 @@ export interface ApiDeps {
   waitProbe: PgWaitProbe;
   /** The Ledger Index's heights (the indexed wait of a chain write), balances and per-chain health. */
   ledgerReads: LedgerReads;
-  /** Which contracts each organisation tracks: the index's reads answer only for those. */
-  ledgerScope: LedgerScopeReads;
+  /** Which contracts each organisation tracks (the index's reads answer only for those), and additions to it. */
+  ledgerScope: LedgerScopeTracking;
   /** The Ledger Index's price-feed, asset-status and system-settings reads. */
   ledgerDomainReads: LedgerDomainReads;
   logger: Logger;
@@ -90,6 +91,8 @@ export interface ApiDeps {
   poolWaitMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
+  /** The configured chains' heads and code, read from their nodes (a tracked contract's start height is checked). */
+  chainProbe: ChainProbe;
   /**
    * Webhook settings the routes need, and the keyring that encrypts new signing secrets
    * (`webhooks.secretKeys`). Absent: internal addresses are refused and so is a new subscription.

@@ -60,6 +60,10 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
       const { runSchedulesCommand } = await import("./schedules-command.js");
       return runSchedulesCommand(rest, apiClientFromEnv(env), io);
     }
+    case "contracts": {
+      const { runContractsCommand } = await import("./contracts-command.js");
+      return runContractsCommand(rest, apiClientFromEnv(env), io);
+    }
     case "runners": {
       const { runRunnersCommand } = await import("./runners-command.js");
       return runRunnersCommand(rest, apiClientFromEnv(env), io);

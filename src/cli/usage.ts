@@ -55,6 +55,14 @@ export const SCHEDULES_USAGE = `  tenor schedules list [--json]            every
   tenor schedules trigger <name> [--json]  one tick now, through a runner, under the window's cycle key
 `;
 
+export const CONTRACTS_USAGE = `  tenor contracts add <address> --chain <id> --from <height> [--kind <kind>] [--json]
+                                           tracks a contract already on chain in the organisation's
+                                           Ledger Index from block <height> (admin; audited); kind:
+                                           erc20 (default), price-feed, price-resolver, system-settings
+  tenor contracts list --chain <id> [--json]
+                                           the contracts the organisation tracks on the chain
+`;
+
 export const RUNNERS_USAGE = `  tenor runners [--json]                   live runners and indexers: heartbeat, shards owned, turns in
                                            use, workflows served; shards without an owner
 `;
@@ -62,7 +70,7 @@ export const RUNNERS_USAGE = `  tenor runners [--json]                   live ru
 export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
 
 Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
-${RUNS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
+${RUNS_USAGE}${CONTRACTS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
 Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
 ${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
 Offline:
@@ -73,6 +81,7 @@ Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 
 /** Each command's own usage, printed for `tenor <command> [...] --help` and for its usage errors. */
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   runs: RUNS_USAGE,
+  contracts: CONTRACTS_USAGE,
   schedules: SCHEDULES_USAGE,
   runners: RUNNERS_USAGE,
   keys: KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor"),

@@ -2,6 +2,8 @@
 export const LEDGER_INDEX_ERRORS = Object.freeze({
   /** A scope entry names an unknown kind, a malformed address or heights out of order. */
   LEDGER_SCOPE_INVALID: "LEDGER_SCOPE_INVALID",
+  /** An addition named a contract the organisation already tracks as that kind on that chain. */
+  LEDGER_SCOPE_DUPLICATE: "LEDGER_SCOPE_DUPLICATE",
   /** A removal named a contract the organisation does not track on that chain. */
   LEDGER_SCOPE_NOT_FOUND: "LEDGER_SCOPE_NOT_FOUND",
   /** The live tail's checkpoint moved under it (another writer): the batch is dropped and re-read. */

@@ -31,3 +31,14 @@ export interface LedgerScopeReads {
   /** The organisation's rows for one contract, newest first (live and removed). */
   rowsFor(chainId: number, orgId: string, address: string): Promise<ScopeRow[]>;
 }
+
+/** What the API asks of the scope: the reads, an organisation's live rows, and one addition. */
+export interface LedgerScopeTracking extends LedgerScopeReads {
+  /**
+   * Starts tracking `entry` unless the organisation already tracks that contract as that kind on
+   * that chain: then `added` is false and the live row is returned unchanged.
+   */
+  track(entry: ScopeEntry): Promise<{ row: ScopeRow; added: boolean }>;
+  /** The organisation's live rows on `chainId` (of `kind` when given), oldest first. */
+  liveRows(chainId: number, orgId: string, kind?: LedgerScopeKind): Promise<ScopeRow[]>;
+}

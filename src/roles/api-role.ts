@@ -1,6 +1,7 @@
 import { createServer } from "node:http";
 import { loadEvidenceSigningKey } from "../api/evidence/signing-key.js";
 import { applyHttpTimeouts } from "../api/http-timeouts.js";
+import { ChainClients } from "../chain/rpc-clients.js";
 import { WorkflowRegistry } from "../engine/registry.js";
 import { listenOn, startHealthServer } from "../observability/health-server.js";
 import { loadWebhookSecretKeyring } from "../webhooks/secret-keyring.js";
@@ -40,6 +41,7 @@ export async function startApiRole(
     metrics: ctx.metrics,
     admission: ctx.config.api.admission,
     chainIds: ctx.config.chains.map((chain) => chain.id),
+    chains: new ChainClients(ctx.config),
     sharding: ctx.config.durable.sharding,
     ...(evidenceKey ? { evidenceKey } : {}),
     webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },

@@ -8,6 +8,8 @@ import type { ApiRoutes } from "../api/application-routes.js";
 import { EXECUTION_SENT_ENTITIES } from "../api/executions/key-queue.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
+import { chainProbe } from "../chain/chain-probe.js";
+import { ChainClients } from "../chain/rpc-clients.js";
 import { configSchema } from "../config/schema.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { PgKeyLines } from "../keyed/store/pg-key-lines.js";
@@ -34,8 +36,9 @@ import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { PgWebhooks } from "../webhooks/store/pg-webhooks.js";
 import { createExecutionClient } from "./create-execution-client.js";
 
-/** `durable.sharding` as the configuration defaults it, for an api built without a configuration. */
-const DEFAULT_SHARDING = configSchema.shape.durable.parse(undefined).sharding;
+/** `durable` as the configuration defaults it, for an api built without a configuration. */
+const DEFAULT_DURABLE = configSchema.shape.durable.parse(undefined);
+const DEFAULT_SHARDING = DEFAULT_DURABLE.sharding;
 
 export interface PlatformApiOptions {
   settings: ApiSettings;
@@ -64,6 +67,8 @@ export interface PlatformApiOptions {
   sharding?: { livenessWindowMs: number; shardCount: number };
   /** Ids of the configured chains (the api role passes `chains[].id`); default none. */
   chainIds?: readonly number[];
+  /** The configured chains' read clients (the api role builds them from `chains`); default none. */
+  chains?: ChainClients;
   /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
   evidenceKey?: KeyObject;
   /**
@@ -137,6 +142,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
     ...(poolWait ? { poolWaitMs: poolWait.expectedWaitMs } : {}),
     chainIds: options.chainIds ?? [],
+    chainProbe: chainProbe(options.chains ?? new ChainClients({ chains: [], durable: DEFAULT_DURABLE })),
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
     applicationRoutes: (options.routes ?? []).map((routes) => routes.overStores(pool)),

@@ -22,6 +22,8 @@ export const AUDIT_ACTIONS = [
   "webhook.test",
   /** A finished delivery sent again (POST /v1/webhooks/deliveries/{id}/redeliver). */
   "webhook.redeliver",
+  /** A contract added to the organisation's Ledger Index scope; target: chain, address, kind and start height. */
+  "contract.track",
   /** A runner schedule paused (POST /v1/platform/schedules/{name}/pause); target: its name. */
   "schedule.pause",
   /** A paused runner schedule resumed (POST /v1/platform/schedules/{name}/resume). */

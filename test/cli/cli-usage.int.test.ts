@@ -24,6 +24,7 @@ const COMMANDS = {
     "schedules resume",
     "schedules trigger",
   ],
+  contracts: ["contracts", "contracts add", "contracts list"],
   keys: ["keys", "keys create", "keys list", "keys revoke"],
   doctor: ["doctor"],
   compat: ["compat"],

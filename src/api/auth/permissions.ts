@@ -23,6 +23,8 @@ export const PERMISSIONS = {
   webhooksRead: ["operator", "admin"],
   /** Create and delete webhook subscriptions, redeliver, send a test delivery. */
   webhooksManage: ["admin"],
+  /** Add a contract already on chain to the organisation's Ledger Index scope (POST /v1/chains/{chainId}/tracked-contracts). */
+  trackContracts: ["admin"],
   /** The org's audit trail (GET /v1/audit). */
   auditRead: ["operator", "admin"],
   /** The organisation's health; for platform keys, counts across organisations without execution ids. */

@@ -13,8 +13,12 @@ import {
   SystemSettingsResource,
   TokenBalanceParams,
   TokenBalanceResource,
+  TrackContractBody,
+  TrackedContractListResource,
+  TrackedContractResource,
   TransactionBody,
 } from "./schemas.js";
+import { listTrackedContracts, trackContract } from "./tracked-contracts-route.js";
 import { startTransaction } from "./transaction-route.js";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -58,6 +62,61 @@ export const CHAIN_ROUTES: readonly RouteDeclaration[] = [
       },
     },
     handler: startTransaction,
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/chains/{chainId}/tracked-contracts",
+    permission: "trackContracts",
+    audit: { action: "contract.track", target: (req) => `chains/${req.params.chainId}/tracked-contracts` },
+    jsonBody: true,
+    openapi: {
+      operationId: "trackContract",
+      tags: ["chains"],
+      summary: "Add a contract already on chain to the organisation's Ledger Index scope",
+      description:
+        "Tracks a contract Tenor did not deploy (an ERC-20 already on chain, say) for the key's organisation from " +
+        "`fromHeight`: the indexer catches its logs up from that block and follows it, and the Ledger Index reads " +
+        "answer for it. Checked first: the chain is configured, `fromHeight` is at most the node's head, the address " +
+        "holds code, and the organisation does not track it as that kind already. Audited (`contract.track`, target " +
+        `naming chain, address, kind and height), refusals included. ${rolesNote("trackContracts")}`,
+      request: {
+        params: ChainIdParams,
+        body: { required: true, content: json(TrackContractBody) },
+      },
+      responses: {
+        201: { description: "Tracked from `fromHeight`.", content: json(TrackedContractResource) },
+        400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`: address format, kind, height)."),
+        404: problem("CHAIN_UNKNOWN: the path's chain is not configured (`details.configured`)."),
+        409: problem(
+          "LEDGER_SCOPE_DUPLICATE: the organisation already tracks the contract as that kind (`details.fromHeight`).",
+        ),
+        422: problem(
+          "LEDGER_SCOPE_INVALID: `fromHeight` above the chain's head (`details.head`), or no code at the address " +
+            "(`details.field`, `value`, `rule`).",
+        ),
+        503: problem("RPC_UNAVAILABLE (retryable): the chain's node did not answer."),
+      },
+    },
+    handler: trackContract,
+  }),
+  defineRoute({
+    method: "get",
+    path: "/v1/chains/{chainId}/tracked-contracts",
+    permission: "read",
+    openapi: {
+      operationId: "listTrackedContracts",
+      tags: ["chains"],
+      summary: "The contracts the organisation's Ledger Index scope tracks on a chain",
+      description:
+        "Every contract the key's organisation tracks on the chain now (removed ones are left out), oldest first: " +
+        `those its workflows deployed and those added through \`POST\`. ${rolesNote("read")}`,
+      request: { params: ChainIdParams },
+      responses: {
+        200: { description: "The tracked contracts.", content: json(TrackedContractListResource) },
+        400: problem("REQUEST_INVALID (field `errors`)."),
+      },
+    },
+    handler: listTrackedContracts,
   }),
   defineRoute({
     method: "get",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TransactionRequest } from "../../chain/lifecycle/transaction-schemas.js";
+import { LEDGER_SCOPE_KINDS } from "../../ledger-index/ledger-scope.js";
 import { addressTextSchema } from "../../values/address.js";
 import { chainIdParameter } from "../query-params.js";
 
@@ -113,3 +114,42 @@ export const SystemSettingsResource = z
     tracking: Tracking,
   })
   .meta({ id: "SystemSettings" });
+
+/** A block height as the API takes it: a JSON integer or a decimal integer string (0 ≤ v < 2^63). */
+const HEIGHT = z
+  .union([z.int().min(0), z.string().regex(/^(0|[1-9][0-9]{0,18})$/, "must be a decimal integer ≥ 0")])
+  .refine((v) => BigInt(v) <= 9_223_372_036_854_775_807n, "must be below 2^63")
+  .meta({ description: "A block height: a JSON integer or a decimal integer string." });
+
+/** The body of `POST /v1/chains/{chainId}/tracked-contracts`. */
+export const TrackContractBody = z
+  .object({
+    address: ADDRESS.meta({ description: "The contract, already deployed on the chain." }),
+    kind: z.enum(LEDGER_SCOPE_KINDS).default("erc20").meta({
+      description: "What the index reads of it (docs/ledger-index.md, Decoding); default `erc20`.",
+    }),
+    fromHeight: HEIGHT.meta({
+      description:
+        "The first block whose logs count (usually the contract's deployment block); at most the chain's head.",
+    }),
+  })
+  .strict()
+  .meta({ id: "TrackContractRequest" });
+
+/** One contract the organisation tracks on a chain. */
+export const TrackedContractResource = z
+  .object({
+    chainId: z.number().int(),
+    address: z.string().meta({ description: "Lowercase contract address." }),
+    kind: z.enum(LEDGER_SCOPE_KINDS),
+    fromHeight: z.string().meta({ description: "The first block whose logs count." }),
+    removedHeight: z
+      .string()
+      .nullable()
+      .meta({ description: "The last block whose logs count, once no longer tracked." }),
+  })
+  .meta({ id: "TrackedContract" });
+
+export const TrackedContractListResource = z
+  .object({ chainId: z.number().int(), items: z.array(TrackedContractResource) })
+  .meta({ id: "TrackedContractList" });

@@ -53,7 +53,7 @@ export function startTransaction(deps: ApiDeps) {
  * A write to a chain this deployment does not configure is refused before anything starts
  * (CHAIN_UNKNOWN, 404), naming the value and the configured ids, rather than accepted and failed later.
  */
-function assertChainConfigured(chainId: number, configured: readonly number[]): void {
+export function assertChainConfigured(chainId: number, configured: readonly number[]): void {
   if (configured.includes(chainId)) return;
   throw new TenorError(
     CHAIN_ERRORS.CHAIN_UNKNOWN,

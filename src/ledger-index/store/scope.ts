@@ -6,7 +6,7 @@ import { addressKey } from "../../values/address.js";
 import {
   LEDGER_SCOPE_KINDS,
   type LedgerScopeKind,
-  type LedgerScopeReads,
+  type LedgerScopeTracking,
   type ScopeEntry,
   type ScopeRow,
 } from "../ledger-scope.js";
@@ -18,11 +18,16 @@ const ADDRESS = /^0x[0-9a-f]{40}$/;
  * and ingest re-reads the scope inside each write transaction, so a change is durable before it
  * takes effect. Removals set `removed_height` and keep the row.
  */
-export class PgLedgerScope implements LedgerScopeReads {
+export class PgLedgerScope implements LedgerScopeTracking {
   constructor(private readonly pool: Pool) {}
 
   /** Starts tracking `entry`; returns the existing live row when the organisation already tracks it. */
   async add(entry: ScopeEntry): Promise<ScopeRow> {
+    return (await this.track(entry)).row;
+  }
+
+  /** Starts tracking `entry`; `added` is false when the organisation already tracks it (the live row, unchanged). */
+  async track(entry: ScopeEntry): Promise<{ row: ScopeRow; added: boolean }> {
     return withTransaction(this.pool, (client) => addIn(client, entry));
   }
 
@@ -42,7 +47,7 @@ export class PgLedgerScope implements LedgerScopeReads {
   ): Promise<{ removed: ScopeRow; added: ScopeRow }> {
     return withTransaction(this.pool, async (client) => ({
       removed: await removeIn(client, old, atHeight),
-      added: await addIn(client, replacement),
+      added: (await addIn(client, replacement)).row,
     }));
   }
 
@@ -125,7 +130,7 @@ function validate(entry: Omit<ScopeEntry, "fromHeight">): void {
     });
 }
 
-async function addIn(client: PoolClient, entry: ScopeEntry): Promise<ScopeRow> {
+async function addIn(client: PoolClient, entry: ScopeEntry): Promise<{ row: ScopeRow; added: boolean }> {
   validate(entry);
   if (entry.fromHeight < 0n)
     throw new TenorError(
@@ -145,13 +150,13 @@ async function addIn(client: PoolClient, entry: ScopeEntry): Promise<ScopeRow> {
      WHERE chain_id = $1 AND org_id = $2 AND address = $3 AND kind = $4 AND removed_height IS NULL`,
     [entry.chainId, entry.orgId, address, entry.kind],
   );
-  if (live.rows[0]) return toRow(live.rows[0]);
+  if (live.rows[0]) return { row: toRow(live.rows[0]), added: false };
   const { rows } = await client.query(
     `INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, $2, $3, $4, $5)
      RETURNING ${COLUMNS}`,
     [entry.chainId, entry.orgId, address, entry.kind, entry.fromHeight.toString()],
   );
-  return toRow(rows[0]);
+  return { row: toRow(rows[0]), added: true };
 }
 
 async function removeIn(

@@ -241,6 +241,7 @@ export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatfo
     readiness: {},
     health: { draining: false },
     chainIds: [world.anvil.chainId],
+    chains: world.chains,
   });
 }
 
