@@ -198,6 +198,10 @@ describe("tracking a contract already on chain", () => {
       "body.kind",
     ]);
 
+    const words = await as("admin").post(path()).send({ address: token, fromHeight: "12x" });
+    expect(words.status).toBe(400);
+    expect(words.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(["body.fromHeight"]);
+
     const unknownChain = await as("admin")
       .post("/v1/chains/999/tracked-contracts")
       .send({ address: token, fromHeight: 0 });

@@ -118,7 +118,8 @@ export const SystemSettingsResource = z
 /** A block height as the API takes it: a JSON integer or a decimal integer string (0 ≤ v < 2^63). */
 const HEIGHT = z
   .union([z.int().min(0), z.string().regex(/^(0|[1-9][0-9]{0,18})$/, "must be a decimal integer ≥ 0")])
-  .refine((v) => BigInt(v) <= 9_223_372_036_854_775_807n, "must be below 2^63")
+  // Refinements run after a failed pattern too: only a decimal string is converted.
+  .refine((v) => !/^[0-9]+$/.test(String(v)) || BigInt(v) <= 9_223_372_036_854_775_807n, "must be below 2^63")
   .meta({ description: "A block height: a JSON integer or a decimal integer string." });
 
 /** The body of `POST /v1/chains/{chainId}/tracked-contracts`. */
