@@ -106,4 +106,60 @@ describe("custody path of the lifecycle", () => {
       sim().setDefaultMode("normal");
     }
   });
+
+  /** The provider's states as the lifecycle read them, in journal order. */
+  async function statesRead(id: string): Promise<string[]> {
+    const journal = await world.engine.client.journal(id);
+    return journal
+      .filter((e) => /^custody\.(submit|status):/.test(e.name))
+      .map((e) => (e.result as { status: string }).status);
+  }
+
+  it("confirms when the provider skips states: pending approval straight to confirmed", async () => {
+    sim().setDefaultMode("skipToConfirmed");
+    try {
+      const id = await world.send({ signerId: "vault", to: recipient, valueWei: "3" });
+      const view = await world.settled(id);
+      expect(view.output).toMatchObject({
+        verdict: "confirmed",
+        nonce: null,
+        hash: sim().intent(id)?.txHash,
+      });
+      const states = await statesRead(id);
+      expect(states.at(-1)).toBe("confirmed");
+      expect(states.slice(0, -1).every((s) => s === "pending_approval")).toBe(true);
+      expect(
+        sim()
+          .intents()
+          .filter((i) => i.externalId.startsWith(id)),
+      ).toHaveLength(1);
+    } finally {
+      sim().setDefaultMode("normal");
+    }
+  });
+
+  it("confirms when the provider's answers arrive out of order (approved, then pending again, broadcast after confirmed)", async () => {
+    sim().setDefaultMode("outOfOrder");
+    try {
+      const id = await world.send({ signerId: "vault", to: recipient, valueWei: "3" });
+      const view = await world.settled(id);
+      expect(view.output).toMatchObject({
+        verdict: "confirmed",
+        nonce: null,
+        hash: sim().intent(id)?.txHash,
+      });
+      const states = await statesRead(id);
+      expect(states.slice(0, 2)).toEqual(["approved", "pending_approval"]);
+      expect(states.at(-1)).toBe("confirmed");
+      // The hash is taken from the first answer that carries one; a stale `broadcast` after it
+      // changes nothing: the chain's receipt decided the verdict.
+      expect(
+        sim()
+          .intents()
+          .filter((i) => i.externalId.startsWith(id)),
+      ).toHaveLength(1);
+    } finally {
+      sim().setDefaultMode("normal");
+    }
+  });
 });

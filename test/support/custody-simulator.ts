@@ -14,11 +14,22 @@ import { readBody } from "./http-body.js";
  * - `autoApprove`: no operator step.
  * - `loseSubmitResponse`: the intent is accepted (and broadcast) but the POST answers 502.
  * - `drop`: accepted and approved, then never broadcast (status stays `approved`).
+ * - `skipToConfirmed`: approved and broadcast at once, but every answer says `pending_approval`
+ *   until the receipt exists, then `confirmed`: `approved` and `broadcast` are never shown.
+ * - `outOfOrder`: approved and broadcast at once; answers come from a lagging replica, out of
+ *   order: `approved`, then `pending_approval` again, then `confirmed` once mined, then
+ *   `broadcast` after it.
  * - `failNext(n, status)`: the next n requests answer `status` without doing anything.
  * - `hangNext(n)`: the next n requests never answer (the client's timeout fires).
  */
 
-export type IntentMode = "normal" | "autoApprove" | "loseSubmitResponse" | "drop";
+export type IntentMode =
+  | "normal"
+  | "autoApprove"
+  | "loseSubmitResponse"
+  | "drop"
+  | "skipToConfirmed"
+  | "outOfOrder";
 
 interface Intent {
   externalId: string;
@@ -30,6 +41,10 @@ interface Intent {
   mode: IntentMode;
   txHash?: Hex;
   reason?: string;
+  /** Answers given so far (the out-of-order modes pick their answer by it). */
+  answers: number;
+  /** `confirmed` answers given so far (`outOfOrder` says `broadcast` after the first). */
+  confirmedShown: number;
 }
 
 export interface CustodySimulator {
@@ -89,12 +104,30 @@ export async function startCustodySimulator(options: {
     if (receipt) intent.status = "confirmed";
   }
 
-  const view = (intent: Intent) => ({
+  const truth = (intent: Intent) => ({
     externalId: intent.externalId,
     status: intent.status === "cancelled" ? "rejected" : intent.status,
     ...(intent.txHash && intent.status !== "approved" ? { txHash: intent.txHash } : {}),
     ...(intent.reason ? { reason: intent.reason } : {}),
   });
+
+  /** What the provider answers: the truth, or in the out-of-order modes what a lagging replica says. */
+  const view = (intent: Intent) => {
+    const answer = intent.answers++;
+    const said = (status: string, withHash = false) => ({
+      externalId: intent.externalId,
+      status,
+      ...(withHash && intent.txHash ? { txHash: intent.txHash } : {}),
+    });
+    if (intent.mode === "skipToConfirmed")
+      return intent.status === "confirmed" ? truth(intent) : said("pending_approval");
+    if (intent.mode === "outOfOrder") {
+      if (answer === 0) return said("approved");
+      if (answer === 1 || intent.status !== "confirmed") return said("pending_approval");
+      return intent.confirmedShown++ === 0 ? truth(intent) : said("broadcast", true);
+    }
+    return truth(intent);
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://x").pathname;
@@ -113,7 +146,7 @@ export async function startCustodySimulator(options: {
       const body = JSON.parse(await readBody(req)) as Omit<Intent, "status" | "mode">;
       let intent = intents.get(body.externalId);
       if (!intent) {
-        intent = { ...body, status: "pending_approval", mode: defaultMode };
+        intent = { ...body, status: "pending_approval", mode: defaultMode, answers: 0, confirmedShown: 0 };
         intents.set(body.externalId, intent);
         if (intent.mode !== "normal") await broadcast(intent);
       }
