@@ -17,6 +17,7 @@ import type { PgAudit } from "../store/pg-audit.js";
 import type { PgEvidence } from "../store/pg-evidence.js";
 import type { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import type { PgExecutionReads } from "../store/pg-execution-reads.js";
+import type { PgOperations } from "../store/pg-operations.js";
 import type { PgPlatformStatus } from "../store/pg-platform-status.js";
 import type { PgRunActivity } from "../store/pg-run-activity.js";
 import type { PgWaitProbe } from "../store/pg-wait-probe.js";
@@ -51,6 +52,8 @@ export interface ApiDeps {
   reads: PgExecutionReads;
   /** Resume and cancellation marks on an organisation's executions. */
   commands: PgExecutionCommands;
+  /** Bulk operations by query, and the most runs one may act on (`durable.operations.maxItems`). */
+  operations: { store: PgOperations; maxItems: number };
   /** Workflow health from the status projections (the status route and the console). */
   platformStatus: PgPlatformStatus;
   /**

@@ -31,6 +31,14 @@ export const API_ERRORS = {
   SELF_APPROVAL_FORBIDDEN: "SELF_APPROVAL_FORBIDDEN",
   /** Resume asked of an execution that is not suspended or held (it is running, waiting or finished). */
   EXECUTION_NOT_SUSPENDED: "EXECUTION_NOT_SUSPENDED",
+  /** A bulk operation with an empty filter: it would act on every run of the organisation. */
+  OPERATION_FILTER_EMPTY: "OPERATION_FILTER_EMPTY",
+  /** A bulk operation whose filter matches more runs than `durable.operations.maxItems`. */
+  OPERATION_TOO_LARGE: "OPERATION_TOO_LARGE",
+  /** No bulk operation of the key's organisation has this id. */
+  OPERATION_NOT_FOUND: "OPERATION_NOT_FOUND",
+  /** Abort asked of a bulk operation that already ended (completed or aborted). */
+  OPERATION_FINISHED: "OPERATION_FINISHED",
   /** Evidence export asked of an api with no `evidence.signingKey` configured. */
   EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
   /** No asset of the key's organisation has this id (another organisation's answers the same). */

@@ -3,6 +3,7 @@ import { AUDIT_ROUTES } from "./audit/routes.js";
 import { CHAIN_ROUTES } from "./chains/routes.js";
 import { EVIDENCE_ROUTES } from "./evidence/evidence-route.js";
 import { EXECUTION_ROUTES } from "./executions/routes.js";
+import { OPERATION_ROUTES } from "./operations/routes.js";
 import { PLATFORM_ROUTES } from "./platform/platform-status.js";
 import { SCHEDULE_ROUTES } from "./platform/schedule-routes.js";
 import type { RouteDeclaration } from "./route.js";
@@ -16,6 +17,7 @@ import { WEBHOOK_ROUTES } from "./webhooks/routes.js";
 export const ROUTES_BEFORE_APPLICATION: readonly RouteDeclaration[] = [
   ...EXECUTION_ROUTES,
   ...EVIDENCE_ROUTES,
+  ...OPERATION_ROUTES,
   ...APPROVAL_ROUTES,
   ...PLATFORM_ROUTES,
   ...SCHEDULE_ROUTES,

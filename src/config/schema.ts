@@ -420,6 +420,18 @@ export const configSchema = z
           })
           .strict()
           .apply(defaultFromFields),
+        /** Bulk operations by query (docs/console.md, "Bulk operations"). */
+        operations: z
+          .object({
+            /** How often the runners' pass looks for running operations, in ms. */
+            intervalMs: intBetween(100, 60_000, 1_000),
+            /** Runs one batch acts on before their outcomes are recorded together. */
+            batchSize: intBetween(1, 5_000, 500),
+            /** The most runs one operation may match; a wider filter is refused with its count. */
+            maxItems: intBetween(1, 1_000_000, 100_000),
+          })
+          .strict()
+          .apply(defaultFromFields),
         /** Keyed serialization: entity commands and keyed workflows (docs/keyed.md). */
         keyed: z
           .object({

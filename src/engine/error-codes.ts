@@ -50,6 +50,10 @@ export const ENGINE_ERRORS = {
   EXECUTION_NOT_FOUND: "EXECUTION_NOT_FOUND",
   /** A signal was sent to an execution that already completed or failed. */
   EXECUTION_TERMINAL: "EXECUTION_TERMINAL",
+  /** Resume asked of an execution that is not suspended or held (a bulk operation's item). */
+  EXECUTION_NOT_SUSPENDED: "EXECUTION_NOT_SUSPENDED",
+  /** A signal's payload failed the schema its workflow declares (a bulk operation's item). */
+  SIGNAL_INVALID: "SIGNAL_INVALID",
   /** A step result that is not JSON-safe and has no schema to encode it. */
   STEP_RESULT_NOT_SERIALIZABLE: "STEP_RESULT_NOT_SERIALIZABLE",
   DURATION_INVALID: "DURATION_INVALID",

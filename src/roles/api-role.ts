@@ -43,6 +43,7 @@ export async function startApiRole(
     chainIds: ctx.config.chains.map((chain) => chain.id),
     chains: new ChainClients(ctx.config),
     sharding: ctx.config.durable.sharding,
+    operationsMaxItems: ctx.config.durable.operations.maxItems,
     ...(evidenceKey ? { evidenceKey } : {}),
     webhooks: { allowPrivateAddresses: ctx.config.webhooks.allowPrivateAddresses, keyring: webhookKeys },
   });

@@ -29,6 +29,7 @@ import { PgAudit } from "../store/pg-audit.js";
 import { PgEvidence } from "../store/pg-evidence.js";
 import { PgExecutionCommands } from "../store/pg-execution-commands.js";
 import { PgExecutionReads } from "../store/pg-execution-reads.js";
+import { PgOperations } from "../store/pg-operations.js";
 import { PgPlatformStatus } from "../store/pg-platform-status.js";
 import { hasFreeConnection } from "../store/pg-pool.js";
 import { PgRunActivity } from "../store/pg-run-activity.js";
@@ -76,6 +77,8 @@ export interface PlatformApiOptions {
    * configuration's); absent: internal addresses are refused and so is a new subscription.
    */
   webhooks?: ApiDeps["webhooks"];
+  /** `durable.operations.maxItems` (the api role passes the configuration's); default its default. */
+  operationsMaxItems?: number;
 }
 
 /**
@@ -120,6 +123,10 @@ export function createPlatformApi(options: PlatformApiOptions): {
     prefix: options.prefix,
     reads: new PgExecutionReads(pool),
     commands: new PgExecutionCommands(pool),
+    operations: {
+      store: new PgOperations(pool),
+      maxItems: options.operationsMaxItems ?? DEFAULT_DURABLE.operations.maxItems,
+    },
     platformStatus: new PgPlatformStatus(pool),
     schedules,
     replicas,

@@ -183,6 +183,7 @@ export async function startRunnerEngine(options: RunnerEngineOptions): Promise<R
     logger,
     waitProbe: new PgWaitProbe(options.pool),
     ledgerHealth: () => ledgerReads.health(),
+    workflows: options.registry,
   };
   const definitions = [
     ...runnerSchedules(scheduleDeps),

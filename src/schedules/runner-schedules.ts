@@ -2,6 +2,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { TenorConfig } from "../config/schema.js";
+import type { WorkflowRegistry } from "../engine/registry.js";
 import type { Logger } from "../observability/logger.js";
 import { completedJobRetentionPolicy } from "../retention/queue-retention.js";
 import { retentionCutoff, runRetentionPass } from "../retention/retention-pass.js";
@@ -17,6 +18,7 @@ import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-retention.js";
 import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
 import { blockchainHealthSchedule, type LedgerHealthReader } from "./blockchain-health-collector.js";
+import { runOperationPass } from "./operation-pass.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 import { rebuildRollups } from "./store/pg-monitoring-rollups.js";
 
@@ -32,6 +34,8 @@ export interface RunnerScheduleDependencies {
   waitProbe: PgWaitProbe;
   /** The Ledger Index's per-chain health, which the blockchain health collector records. */
   ledgerHealth: LedgerHealthReader;
+  /** The workflows this runner serves: a bulk signal checks its payload against their schemas. */
+  workflows: WorkflowRegistry;
 }
 
 /** Daily retention at 03:17 UTC: off the hour, when other cron work crowds in. */
@@ -85,6 +89,25 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
       },
     },
     blockchainHealthSchedule(config.monitoring.blockchainHealthCollector.intervalSeconds, deps.ledgerHealth),
+    {
+      name: SCHEDULE_NAMES.bulkOperations,
+      cadence: { kind: "every", everyMs: config.durable.operations.intervalMs },
+      async run({ logger }) {
+        const report = await runOperationPass({
+          pool,
+          queue: deps.executionQueue,
+          workflows: deps.workflows,
+          logger: logger.child({ component: "schedules" }),
+          batchSize: config.durable.operations.batchSize,
+          // Half a lock window: the tick ends long before its job's lock could lapse.
+          budgetMs: Math.max(1_000, config.durable.lock.lockDurationMs / 2),
+        });
+        return {
+          outcome: report.items > 0 || report.finished.length > 0 ? "succeeded" : "empty",
+          summary: { ...report },
+        };
+      },
+    },
     {
       name: SCHEDULE_NAMES.retention,
       cadence: { kind: "cron", pattern: RETENTION_PATTERN, tz: "UTC", periodMs: 86_400_000 },

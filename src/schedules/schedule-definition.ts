@@ -8,6 +8,7 @@ export const SCHEDULE_NAMES = {
   blockchainHealth: "blockchain-health",
   retention: "retention",
   nonceRecovery: "nonce-recovery",
+  bulkOperations: "bulk-operations",
 } as const;
 
 /**

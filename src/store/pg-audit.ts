@@ -30,6 +30,10 @@ export const AUDIT_ACTIONS = [
   "schedule.resume",
   /** A tick of a runner schedule asked for now (POST /v1/platform/schedules/{name}/trigger). */
   "schedule.trigger",
+  /** A bulk operation created (POST /v1/operations; target: its id) or counted (a dry run; target: `operations`). */
+  "operation.create",
+  /** A bulk operation's abort asked for (POST /v1/operations/{id}/abort). */
+  "operation.abort",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -22,18 +22,9 @@ export interface ExecutionRecord extends ExecutionView {
  */
 export type ListStatus = ExecutionStatus | "held";
 
-export interface ExecutionListFilter {
+export interface ExecutionListFilter extends Omit<ExecutionSelection, "version"> {
   orgId: string;
-  workflow?: string;
-  /** Any of these (OR); `held` is `suspended` with a hold. */
-  status?: ListStatus[];
-  /** The failure's stable code, or a held execution's hold code. */
-  code?: string;
-  /** The keyed-serialization key. */
-  key?: string;
   idempotencyKey?: string;
-  createdAfter?: string;
-  createdBefore?: string;
   /** Only the children of this execution. */
   parentId?: string;
   /** Only executions without a parent (no workflow started them). */
@@ -65,26 +56,57 @@ function statusClause(statuses: readonly ListStatus[], values: unknown[]): strin
   return parts.length === 1 ? (parts[0] as string) : `(${parts.join(" OR ")})`;
 }
 
+/** What selects executions by their own fields: the list's filters, and a bulk operation's. */
+export interface ExecutionSelection {
+  workflow?: string;
+  /** The workflow version the execution runs on. */
+  version?: number;
+  /** Any of these (OR); `held` is `suspended` with a hold. */
+  status?: ListStatus[];
+  /** The failure's stable code, or a held execution's hold code. */
+  code?: string;
+  /** The keyed-serialization key. */
+  key?: string;
+  createdAfter?: string;
+  createdBefore?: string;
+}
+
+/**
+ * The WHERE clauses (ANDed) of `selection`, their values appended to `values` (placeholders
+ * numbered after what is already there). The code clause keeps the expression and predicate of
+ * the partial index on failure codes (its migration).
+ */
+export function executionFilterClauses(selection: ExecutionSelection, values: unknown[]): string[] {
+  const where: string[] = [];
+  const add = (clause: (p: string) => string, value: unknown) => {
+    values.push(value);
+    where.push(clause(`$${values.length}`));
+  };
+  if (selection.workflow !== undefined) add((p) => `workflow = ${p}`, selection.workflow);
+  if (selection.version !== undefined) add((p) => `workflow_version = ${p}::int`, selection.version);
+  if (selection.status !== undefined) where.push(statusClause(selection.status, values));
+  if (selection.code !== undefined)
+    add((p) => `(failure IS NOT NULL OR hold IS NOT NULL) AND ${FAILURE_CODE} = ${p}`, selection.code);
+  if (selection.key !== undefined) add((p) => `key = ${p}`, selection.key);
+  if (selection.createdAfter !== undefined)
+    add((p) => `created_at >= ${p}::timestamptz`, selection.createdAfter);
+  if (selection.createdBefore !== undefined)
+    add((p) => `created_at < ${p}::timestamptz`, selection.createdBefore);
+  return where;
+}
+
 /** The WHERE clauses and their values of a list's filter (not its page). */
 function selection(filter: Omit<ExecutionListFilter, "after" | "limit">): {
   where: string[];
   values: unknown[];
 } {
-  const where = ["org_id = $1"];
   const values: unknown[] = [filter.orgId];
+  const where = ["org_id = $1", ...executionFilterClauses(filter, values)];
   const add = (clause: (p: string) => string, value: unknown) => {
     values.push(value);
     where.push(clause(`$${values.length}`));
   };
-  if (filter.workflow !== undefined) add((p) => `workflow = ${p}`, filter.workflow);
-  if (filter.status !== undefined) where.push(statusClause(filter.status, values));
-  // The expression and predicate of the partial index on failure codes (its migration).
-  if (filter.code !== undefined)
-    add((p) => `(failure IS NOT NULL OR hold IS NOT NULL) AND ${FAILURE_CODE} = ${p}`, filter.code);
-  if (filter.key !== undefined) add((p) => `key = ${p}`, filter.key);
   if (filter.idempotencyKey !== undefined) add((p) => `idempotency_key = ${p}`, filter.idempotencyKey);
-  if (filter.createdAfter !== undefined) add((p) => `created_at >= ${p}::timestamptz`, filter.createdAfter);
-  if (filter.createdBefore !== undefined) add((p) => `created_at < ${p}::timestamptz`, filter.createdBefore);
   if (filter.parentId !== undefined) add((p) => `parent_id = ${p}::uuid`, filter.parentId);
   if (filter.topLevel === true) where.push("parent_id IS NULL");
   return { where, values };

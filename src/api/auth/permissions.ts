@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   approve: ["approver", "admin"],
   /** Retry a suspended or held execution now (POST /v1/executions/{id}/resume). */
   resume: ["operator", "admin"],
+  /** Bulk operations by query: create with a dry run, read their progress and failures, abort. */
+  operations: ["operator", "admin"],
   /** The signed evidence export of an execution (GET /v1/executions/{id}/evidence). */
   evidence: ["operator", "admin"],
   /** The org's webhook subscriptions (never their secrets), deliveries and dead letters. */
