@@ -63,6 +63,17 @@ export const CONTRACTS_USAGE = `  tenor contracts add <address> --chain <id> --f
                                            the contracts the organisation tracks on the chain
 `;
 
+export const OPS_USAGE = `  tenor ops create --action cancel|resume|signal [--workflow <name>] [--version <n>] [--status <s,...>]
+                  [--code <CODE>] [--key <key>] [--created-after <iso>] [--created-before <iso>]
+                  [--reason <text>] [--signal <name> [--payload <json>]] [--dry-run] [--json]
+                                           acts on every run the filter matches now (at least one filter;
+                                           --dry-run only counts); the runners work through it in batches
+  tenor ops list [--limit <n>] [--cursor <c>] [--json]
+  tenor ops get <id> [--json]              progress: succeeded, failed, pending; who created or aborted it
+  tenor ops failures <id> [--json]         the runs the action was refused for, with their codes
+  tenor ops abort <id> [--json]            the batch in progress finishes; the rest is left untouched
+`;
+
 export const RUNNERS_USAGE = `  tenor runners [--json]                   live runners and indexers: heartbeat, shards owned, turns in
                                            use, workflows served; shards without an owner
 `;
@@ -70,7 +81,7 @@ export const RUNNERS_USAGE = `  tenor runners [--json]                   live ru
 export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
 
 Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
-${RUNS_USAGE}${CONTRACTS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
+${RUNS_USAGE}${OPS_USAGE}${CONTRACTS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
 Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
 ${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
 Offline:
@@ -82,6 +93,7 @@ Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   runs: RUNS_USAGE,
   contracts: CONTRACTS_USAGE,
+  ops: OPS_USAGE,
   schedules: SCHEDULES_USAGE,
   runners: RUNNERS_USAGE,
   keys: KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor"),

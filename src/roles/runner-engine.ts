@@ -27,7 +27,10 @@ import { type RunnerScheduleDependencies, runnerSchedules } from "../schedules/r
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
 import { startScheduleService } from "../schedules/schedule-service.js";
 import { PgActivityStore } from "../store/pg-activity-store.js";
+import { PgExecutionCommands } from "../store/pg-execution-commands.js";
+import { PgExecutionQueries } from "../store/pg-execution-queries.js";
 import { PgExecutionStore } from "../store/pg-execution-store.js";
+import { PgOperations } from "../store/pg-operations.js";
 import { heldExecutions } from "../store/pg-sweep-queries.js";
 import { PgWaitProbe } from "../store/pg-wait-probe.js";
 import { activityQueueName, QUEUE_NAMES } from "../transport/queue-names.js";
@@ -184,6 +187,11 @@ export async function startRunnerEngine(options: RunnerEngineOptions): Promise<R
     waitProbe: new PgWaitProbe(options.pool),
     ledgerHealth: () => ledgerReads.health(),
     workflows: options.registry,
+    operationStores: {
+      operations: new PgOperations(options.pool),
+      commands: new PgExecutionCommands(options.pool),
+      signals: new PgExecutionQueries(options.pool),
+    },
   };
   const definitions = [
     ...runnerSchedules(scheduleDeps),

@@ -1,20 +1,23 @@
-import type { Pool } from "pg";
 import { ENGINE_ERRORS } from "../engine/error-codes.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import type { Logger } from "../observability/logger.js";
 import type { ExecutionQueue } from "../runtime/execution-queue.js";
-import { requestCancellation } from "../store/pg-cancellation.js";
-import { PgExecutionQueries } from "../store/pg-execution-queries.js";
-import {
-  type ItemOutcome,
-  type OperationItem,
-  type OperationRecord,
+import type { PgExecutionCommands } from "../store/pg-execution-commands.js";
+import type { PgExecutionQueries } from "../store/pg-execution-queries.js";
+import type {
+  ItemOutcome,
+  OperationItem,
+  OperationRecord,
+  OperationTarget,
   PgOperations,
 } from "../store/pg-operations.js";
-import { requestResume } from "../store/pg-resume.js";
 
 export interface OperationPassDeps {
-  pool: Pool;
+  operations: PgOperations;
+  /** Cancel and resume marks, as the API's single-run commands leave them. */
+  commands: PgExecutionCommands;
+  /** Signal intake. */
+  signals: Pick<PgExecutionQueries, "insertSignal">;
   queue: Pick<ExecutionQueue, "wake">;
   workflows: WorkflowRegistry;
   logger: Logger;
@@ -41,7 +44,7 @@ export interface OperationPassReport {
  * no longer suspended on a retried item counts it done — the interrupted pass resumed it.
  */
 export async function runOperationPass(deps: OperationPassDeps): Promise<OperationPassReport> {
-  const operations = new PgOperations(deps.pool);
+  const { operations } = deps;
   const report: OperationPassReport = { batches: 0, items: 0, finished: [] };
   const deadline = Date.now() + deps.budgetMs;
   while (Date.now() < deadline) {
@@ -73,23 +76,15 @@ export async function runOperationPass(deps: OperationPassDeps): Promise<Operati
 /** Runs of a batch acted on at once. */
 const ITEMS_IN_FLIGHT = 8;
 
-interface Target {
-  id: string;
-  workflow: string;
-  version: number;
-  status: string;
-}
-
 /** Applies the operation's action to each item; an item's refusal is its outcome, never the batch's. */
 async function applyBatch(
   deps: OperationPassDeps,
   operation: OperationRecord,
   batch: readonly OperationItem[],
 ): Promise<ItemOutcome[]> {
-  const { rows } = await deps.pool.query<Target>(
-    `SELECT id, workflow, workflow_version AS version, status::text AS status FROM executions
-     WHERE org_id = $1 AND id = ANY($2::uuid[])`,
-    [operation.orgId, batch.map((i) => i.executionId)],
+  const rows = await deps.operations.targets(
+    operation.orgId,
+    batch.map((i) => i.executionId),
   );
   const targets = new Map(rows.map((r) => [r.id, r]));
   const outcomes: ItemOutcome[] = [];
@@ -131,12 +126,12 @@ async function applyOne(
   deps: OperationPassDeps,
   operation: OperationRecord,
   item: OperationItem,
-  target: Target,
+  target: OperationTarget,
 ): Promise<ItemOutcome> {
   const ok: ItemOutcome = { executionId: item.executionId, outcome: "succeeded" };
   switch (operation.action) {
     case "cancel": {
-      const result = await requestCancellation(deps.pool, operation.orgId, target.id, {
+      const result = await deps.commands.cancel(operation.orgId, target.id, {
         by: operation.createdBy,
         reason: operation.params.reason ?? null,
       });
@@ -148,7 +143,7 @@ async function applyOne(
       return ok;
     }
     case "resume": {
-      const result = await requestResume(deps.pool, operation.orgId, target.id);
+      const result = await deps.commands.resume(operation.orgId, target.id);
       if (result.kind === "not-found")
         return failed(item, ENGINE_ERRORS.EXECUTION_NOT_FOUND, "the run no longer exists");
       if (result.kind === "not-suspended") {
@@ -178,7 +173,7 @@ async function applyOne(
           `signal ${signal.name} of ${target.workflow} is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".") || "body"}: ${i.message}`).join("; ")}`,
         );
       }
-      await new PgExecutionQueries(deps.pool).insertSignal(
+      await deps.signals.insertSignal(
         target.id,
         signal.name,
         signal.payload,

@@ -18,7 +18,7 @@ import type { RetentionPolicy } from "../store/retention/retention-policy.js";
 import { scheduleRunRetentionPolicy } from "../store/retention/schedule-run-retention.js";
 import { webhookRetentionPolicy } from "../store/retention/webhook-retention.js";
 import { blockchainHealthSchedule, type LedgerHealthReader } from "./blockchain-health-collector.js";
-import { runOperationPass } from "./operation-pass.js";
+import { type OperationPassDeps, runOperationPass } from "./operation-pass.js";
 import { SCHEDULE_NAMES, type ScheduleDefinition } from "./schedule-definition.js";
 import { rebuildRollups } from "./store/pg-monitoring-rollups.js";
 
@@ -36,6 +36,8 @@ export interface RunnerScheduleDependencies {
   ledgerHealth: LedgerHealthReader;
   /** The workflows this runner serves: a bulk signal checks its payload against their schemas. */
   workflows: WorkflowRegistry;
+  /** The stores bulk operations read and act through. */
+  operationStores: Pick<OperationPassDeps, "operations" | "commands" | "signals">;
 }
 
 /** Daily retention at 03:17 UTC: off the hour, when other cron work crowds in. */
@@ -94,7 +96,7 @@ export function runnerSchedules(deps: RunnerScheduleDependencies): ScheduleDefin
       cadence: { kind: "every", everyMs: config.durable.operations.intervalMs },
       async run({ logger }) {
         const report = await runOperationPass({
-          pool,
+          ...deps.operationStores,
           queue: deps.executionQueue,
           workflows: deps.workflows,
           logger: logger.child({ component: "schedules" }),

@@ -46,6 +46,14 @@ export type ItemOutcome =
   | { executionId: string; outcome: "succeeded" }
   | { executionId: string; outcome: "failed"; code: string; message: string };
 
+/** A run an operation acts on, as the pass reads it. */
+export interface OperationTarget {
+  id: string;
+  workflow: string;
+  version: number;
+  status: string;
+}
+
 export interface OperationFailure {
   executionId: string;
   code: string;
@@ -244,6 +252,16 @@ export class PgOperations {
       );
       return toOperation(rows[0]);
     });
+  }
+
+  /** The runs of `orgId` among `ids` as a pass acts on them; a run gone (retention) is missing. */
+  async targets(orgId: string, ids: readonly string[]): Promise<OperationTarget[]> {
+    const { rows } = await this.pool.query<OperationTarget>(
+      `SELECT id, workflow, workflow_version AS version, status::text AS status FROM executions
+       WHERE org_id = $1 AND id = ANY($2::uuid[])`,
+      [orgId, ids],
+    );
+    return rows;
   }
 
   /** Ends a running operation whose abort was asked for; its pending items stay pending, for the record. */

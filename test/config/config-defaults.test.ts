@@ -80,6 +80,11 @@ describe("configuration defaults", () => {
           "nonceRecovery": {
             "intervalMs": 60000,
           },
+          "operations": {
+            "batchSize": 500,
+            "intervalMs": 1000,
+            "maxItems": 100000,
+          },
           "recovery": {
             "baseDelayMs": 1000,
             "maxAttempts": 10,

@@ -73,7 +73,8 @@ describe("workflow-determinism rule", () => {
     const results = await eslint.lintFiles(["flows", "src/chain/lifecycle", "test/tutorial"]);
     expect(results.length).toBeGreaterThan(20);
     expect(results.flatMap((r) => r.messages.map((m) => `${r.filePath}:${m.line} ${m.message}`))).toEqual([]);
-  });
+    // Type-aware linting of every flow: seconds of CPU, many more on a shared two-core machine.
+  }, 120_000);
 
   it("covers every file of the product that defines a workflow", async () => {
     const eslint = new ESLint({ cwd: ROOT });

@@ -7,6 +7,8 @@ import { defineWorkflow } from "../../src/engine/workflow.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { runOperationPass } from "../../src/schedules/operation-pass.js";
+import { PgExecutionCommands } from "../../src/store/pg-execution-commands.js";
+import { PgExecutionQueries } from "../../src/store/pg-execution-queries.js";
 import { type OperationAction, type OperationParams, PgOperations } from "../../src/store/pg-operations.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
@@ -86,10 +88,18 @@ async function create(
   return created.operation;
 }
 
+function stores() {
+  return {
+    operations,
+    commands: new PgExecutionCommands(db.pool),
+    signals: new PgExecutionQueries(db.pool),
+  };
+}
+
 /** Runs passes until the operation ends; the number of passes. */
 async function runToEnd(operationId: string, batchSize: number): Promise<number> {
   for (let passes = 1; passes <= 1_000; passes++) {
-    await runOperationPass({ pool: db.pool, queue, workflows, logger, batchSize, budgetMs: 60_000 });
+    await runOperationPass({ ...stores(), queue, workflows, logger, batchSize, budgetMs: 60_000 });
     const now = await operations.get(ORG, operationId);
     if (now?.status !== "running") return passes;
   }

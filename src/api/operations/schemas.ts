@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { OPERATION_ACTIONS } from "../../store/pg-operations.js";
 import { CANCEL_REASON_MAX, CancelActorSchema, LIST_STATUSES } from "../executions/schemas.js";
 import { pageLimit, pgText, pgTimestamp } from "../query-params.js";
@@ -27,7 +28,10 @@ export const OperationFilterSchema = z
         "must be a stable error code: 1–64 of A–Z, 0–9 and _, starting with a letter",
       )
       .optional()
-      .meta({ description: "The failure's code, or a held run's hold code.", example: "RECOVERY_EXHAUSTED" }),
+      .meta({
+        description: "The failure's code, or a held run's hold code.",
+        example: ENGINE_ERRORS.RECOVERY_EXHAUSTED,
+      }),
     key: pgText().optional().meta({ description: "Keyed-serialization key." }),
     createdAfter: pgTimestamp.optional().meta({ description: "Inclusive lower bound of createdAt." }),
     createdBefore: pgTimestamp.optional().meta({ description: "Exclusive upper bound of createdAt." }),

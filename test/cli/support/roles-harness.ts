@@ -62,6 +62,8 @@ export interface RolesHarnessOptions {
    * files that spawn many processes on a small machine and test something other than admission.
    */
   shedOnEventLoopLag?: boolean;
+  /** `durable.operations` of both roles (bulk operations); default the configuration's. */
+  operations?: { batchSize?: number; intervalMs?: number };
 }
 
 export async function startRolesHarness(
@@ -76,6 +78,7 @@ export async function startRolesHarness(
     durable: {
       lock: { lockDurationMs: 2000, stalledIntervalMs: 1000 },
       sweep: { intervalMs: 500, graceMs: 1000 },
+      ...(options.operations ? { operations: options.operations } : {}),
     },
     api: {
       rateLimit: { max: 1_000_000, windowSeconds: 60 },
