@@ -1,6 +1,7 @@
 import { BlockNotFoundError, type EIP1193RequestFn, type Hex, type Log, type PublicClient } from "viem";
 import type { ChainConfig } from "../config/chains-schema.js";
 import { chainAddress } from "../values/address.js";
+import type { ChainBlock } from "./chain-block.js";
 import { eventsOf, LEDGER_EVENTS, type RawLedgerLog, toLedgerLogs } from "./ledger-events.js";
 import type { LedgerScopeKind } from "./ledger-scope.js";
 import { checkLogsAnswer } from "./logs-check.js";
@@ -18,10 +19,6 @@ export interface LogTarget {
 }
 
 /** A block as the node serves it: what the tail stores, and the bloom its logs are checked against. */
-export interface ChainBlock extends LedgerBlock {
-  /** The header's 256-byte logs bloom: every log's address and topics are in it. */
-  logsBloom: Hex;
-}
 
 /** What `eth_syncing` reports while the node syncs (heights as the node gives them). */
 export interface NodeSyncing {

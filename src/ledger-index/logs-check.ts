@@ -1,7 +1,8 @@
 import { type AbiEvent, type Hex, type Log, parseEventLogs, toEventSelector } from "viem";
 import { LEDGER_INDEX_ERRORS } from "../errors/ledger-index-errors.js";
 import { TenorError } from "../errors/tenor-error.js";
-import type { ChainBlock } from "./chain-reader.js";
+import { addressText } from "../values/address.js";
+import type { ChainBlock } from "./chain-block.js";
 import type { RawLedgerLog } from "./ledger-events.js";
 import { bloomMayContain, bloomMayHoldAny } from "./logs-bloom.js";
 
@@ -67,7 +68,7 @@ export async function checkLogsAnswer(answer: LogsAnswer, receiptLogs: ReceiptLo
 /** How many of a block's receipt logs the request selects (its addresses, its events, decodable). */
 function selected(answer: LogsAnswer, logs: readonly Log[]): number {
   const addresses = new Set(answer.addresses);
-  const ours = logs.filter((log) => addresses.has(log.address.toLowerCase() as Hex));
+  const ours = logs.filter((log) => addresses.has(addressText(log.address) as Hex));
   return parseEventLogs({ abi: answer.events, logs: ours, strict: true }).length;
 }
 
