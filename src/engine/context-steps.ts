@@ -27,6 +27,8 @@ export async function runStep<T>(
     // The outcomes the body already has are journaled before this step's work begins.
     await cursor.durable();
     await cursor.deps.hooks.beforeStep?.({ executionId: cursor.executionId, step: name, position });
+    // A run paused while this turn ran takes no new step (docs/engine.md, "Pause").
+    await cursor.stopIfPaused();
     // A runner that stalled (GC, SIGSTOP, a lost Redis) may have lost the execution meanwhile:
     // it proves its fence before starting any step's work (docs/engine.md, "Fencing").
     await cursor.confirmFenceIfStale();

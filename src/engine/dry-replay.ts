@@ -61,6 +61,7 @@ function dryStore(executionId: string): ExecutionStore {
     numberDelivery: stop("delivery number"),
     consumeSignal: stop("signal"),
     currentTurn: stop("fence check"),
+    turnControl: stop("pause check"),
     createExecution: stop("child execution"),
     getSummary: stop("child lookup"),
     // A progress snapshot takes no journal position and decides nothing: the replay goes on past it

@@ -48,6 +48,7 @@ export const WAIT_KINDS = [
   "key",
   "funding",
   "confirmation",
+  "pause",
 ] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 
@@ -60,6 +61,33 @@ export interface WaitDescriptor {
   until?: string;
   /** Kind-specific facts: the child's id, the failing step, ... */
   details?: Record<string, unknown>;
+}
+
+/** An operator's pause of a run (docs/engine.md, "Pause"), as the API recorded it. */
+export interface PauseRecord {
+  /** ISO timestamp of the pause request. */
+  at: string;
+  /** The API key that paused it, as it was then ({ keyId, name, subject, role }); null outside the API. */
+  by: { subject: string } | null;
+  /** Why, as the operator wrote it; null when no reason was given. */
+  reason: string | null;
+}
+
+/** The name of the wait a paused run shows (kind `pause`). */
+export const PAUSE_WAIT_NAME = "operator";
+
+/**
+ * The wait a paused run is parked on: its details are the pause record. The park statement builds
+ * the same shape from the `paused` column (src/store/execution-sql.ts, `park`).
+ */
+export function pauseWait(pause: PauseRecord): WaitDescriptor {
+  return { kind: "pause", name: PAUSE_WAIT_NAME, details: { ...pause } };
+}
+
+/** The subject a pause names ("paused by <subject>"), or null when no key asked for it. */
+export function pausedBySubject(pause: { by?: unknown }): string | null {
+  const by = pause.by as { subject?: unknown } | null | undefined;
+  return by && typeof by.subject === "string" ? by.subject : null;
 }
 
 export interface TurnStart {
@@ -79,6 +107,8 @@ export interface TurnStart {
   cancelRequestedBy?: Record<string, unknown> | null;
   /** Why, as the canceller wrote it. */
   cancelReason?: string | null;
+  /** Set while an operator has the run paused: the turn parks it instead of running the body. */
+  paused?: PauseRecord | null;
   /**
    * True when the previous turn parked cleanly (status `waiting`): everything it dispatched had
    * been handed to the queue before it parked. False after a turn that ended otherwise (a crash,
@@ -147,6 +177,11 @@ export interface ExecutionStore {
   ): Promise<{ payload: unknown } | null>;
   /** The execution's current turn (null when it is gone): a runner that stalled checks its fence. */
   currentTurn(executionId: string): Promise<number | null>;
+  /**
+   * The current turn and pause of the execution (null when it is gone): a long turn reads it
+   * before a step's work, so a pause requested while it runs stops it after the step it is in.
+   */
+  turnControl(executionId: string): Promise<{ turn: number; paused: PauseRecord | null } | null>;
   /** Inserts a child execution unless it exists; returns its summary either way. */
   createExecution(
     execution: NewExecution,

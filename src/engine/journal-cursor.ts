@@ -4,7 +4,7 @@ import type { ContextDeps, WaitDeadline } from "./context-types.js";
 import { DeliveryOrder } from "./delivery-order.js";
 import { toMilliseconds } from "./duration.js";
 import { assertStorable, type FailureRecord, NonDeterminismError, TurnFencedError } from "./errors.js";
-import type { JournalEntry, JournalKind } from "./execution-store.js";
+import { type JournalEntry, type JournalKind, pauseWait } from "./execution-store.js";
 import { StopSignal, TurnStop } from "./turn-stop.js";
 
 /** Attempts of a checkpoint write that failed for an infrastructure reason, before suspending. */
@@ -28,6 +28,8 @@ export class JournalCursor {
   private journaledThisTurn = 0;
   /** Monotonic time (ms) at which this turn last proved its fence: its start or a fenced write. */
   private fenceConfirmedAt: number;
+  /** Monotonic time (ms) at which this turn last read whether the run is paused: its start or a pause check. */
+  private pauseCheckedAt: number;
   /** Step rows whose outcome the body already has, not yet sent (see commitAhead). */
   private ahead: JournalEntry[] = [];
   /** The write of rows sent from `ahead`, while in flight. */
@@ -48,6 +50,7 @@ export class JournalCursor {
     }
     this.order = new DeliveryOrder(highestSeq);
     this.fenceConfirmedAt = deps.fenceConfirmedAt ?? performance.now();
+    this.pauseCheckedAt = this.fenceConfirmedAt;
   }
 
   /**
@@ -354,6 +357,30 @@ export class JournalCursor {
         throw this.halt();
       }
       this.fenceConfirmedAt = sent;
+    }
+  }
+
+  /**
+   * Stops the turn before a step's work when an operator paused the run while it ran
+   * (docs/engine.md, "Pause"): the step the body is in has finished and its row is written, no
+   * other starts. Read at most once per `staleFenceMs` of the turn (its start read it first), with
+   * the fence: a turn that runs longer than that notices a pause before its next step; a shorter one
+   * ends on its own and its park statement parks it on the pause.
+   */
+  async stopIfPaused(): Promise<void> {
+    const bound = this.deps.staleFenceMs;
+    if (bound === undefined || performance.now() - this.pauseCheckedAt <= bound) return;
+    const sent = performance.now();
+    const control = await this.write("pause check", () => this.deps.store.turnControl(this.executionId));
+    this.pauseCheckedAt = sent;
+    if (control?.turn !== this.deps.fence.turn) {
+      this.stop.fence();
+      throw this.halt();
+    }
+    this.fenceConfirmedAt = sent;
+    if (control.paused) {
+      this.stop.park(pauseWait(control.paused), null);
+      throw this.halt();
     }
   }
 

@@ -10,7 +10,7 @@ import {
   TurnFencedError,
   toFailureRecord,
 } from "./errors.js";
-import type { ExecutionStore, TurnStart, WaitDescriptor } from "./execution-store.js";
+import { type ExecutionStore, pauseWait, type TurnStart, type WaitDescriptor } from "./execution-store.js";
 import { retryTransient } from "./journal-cursor.js";
 import type { WorkflowRegistry } from "./registry.js";
 import { backoffDelayMs } from "./retry-policy.js";
@@ -34,7 +34,14 @@ export type TurnOutcome =
   | { kind: "completed"; parentId: string | null }
   | { kind: "failed"; parentId: string | null; failure: FailureRecord }
   | { kind: "fenced" }
-  | { kind: "parked"; wakeAt: number | null; waitsForChild: boolean; signalNames: string[] }
+  | {
+      kind: "parked";
+      wakeAt: number | null;
+      waitsForChild: boolean;
+      signalNames: string[];
+      /** Parked on an operator's pause: an unpause that found the turn running is re-checked. */
+      paused?: boolean;
+    }
   | { kind: "suspended"; wakeAt: number }
   | { kind: "held"; wakeAt: number };
 
@@ -119,6 +126,11 @@ export class TurnRunner {
     const { fence } = start;
     // Before anything else, so a held or unknown-workflow execution can be cancelled too.
     if (start.cancelRequestedAt) return this.cancelTurn(start, start.cancelRequestedAt);
+    // A paused run takes no turn of its body: it parks on its pause until an operator unpauses it.
+    if (start.paused) {
+      await store.park(fence, [pauseWait(start.paused)], null);
+      return { kind: "parked", wakeAt: null, waitsForChild: false, signalNames: [], paused: true };
+    }
     const workflow = this.deps.registry.version(start.workflow, start.workflowVersion);
     if (!workflow) {
       // Another release may have it: hold rather than fail, like non-determinism; never run an
@@ -294,6 +306,7 @@ export class TurnRunner {
           wakeAt: reason.rerun ? now : reason.wakeAt,
           waitsForChild: reason.child,
           signalNames: reason.signalNames,
+          paused: reason.waits.some((wait) => wait.kind === "pause"),
         };
       case "hold": {
         const wakeAt = now + HOLD_RETRY_MS;

@@ -320,17 +320,18 @@ async function childWaitSatisfiable(
  * Lost-wake-up guard: a wake-up committed while this turn ran found the job active and did not
  * move it. Now that the job is parked, PostgreSQL is read once more and the job woken if its wait
  * can be satisfied (docs/engine.md, "Wake-ups without loss"). A wake-up committed after this read
- * finds the job parked and moves it itself. A park on timers alone has nothing to re-check and costs
+ * finds the job parked and moves it itself; a park on a pause is re-checked the same way (an unpause
+ * committed while the turn ran). A park on timers alone has nothing to re-check and costs
  * no query (a cancellation requested meanwhile is woken by the sweep: wakeCancelRequested).
  */
 async function recheckParkedWait(
   options: ExecutionWorkerOptions,
   executionId: string,
-  park: { signalNames: string[]; waitsForChild: boolean },
+  park: { signalNames: string[]; waitsForChild: boolean; paused?: boolean },
   log: Logger,
 ): Promise<void> {
-  const { signalNames, waitsForChild } = park;
-  if (signalNames.length === 0 && !waitsForChild) return;
+  const { signalNames, waitsForChild, paused } = park;
+  if (signalNames.length === 0 && !waitsForChild && paused !== true) return;
   try {
     if (await options.waits.satisfiable(executionId)) await options.queue.wake(executionId);
   } catch (error) {

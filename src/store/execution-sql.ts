@@ -33,16 +33,19 @@ export const SQL = {
    * subquery on another table keeps the snapshot taken before the wait. Rows are locked in id
    * order, so two batches that share executions wait for each other instead of deadlocking; a row
    * that became terminal while its lock was awaited is re-checked and skipped. `previous_status`
-   * is the status the turn found: `waiting` means the last turn parked cleanly.
+   * is the status the turn found: `waiting` means the last turn parked cleanly, unless it parked
+   * on a pause (`parked_paused`), which may have been a turn that ran no body after one that crashed.
    */
   beginTurns: `
     UPDATE executions e SET turn = e.turn + 1, status = 'running', updated_at = now()
-    FROM (SELECT id, status FROM executions WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')
+    FROM (SELECT id, status, waiting_for FROM executions
+          WHERE id = ANY($1::uuid[]) AND status NOT IN ('completed', 'failed')
           ORDER BY id FOR UPDATE) taken
     WHERE e.id = taken.id
     RETURNING e.id, e.workflow, e.workflow_version, e.org_id, e.input, e.turn, e.recovery_attempts,
               e.suspended_since, e.parent_id, e.created_at, e.cancel_requested_at, e.cancel_requested_by,
-              e.cancel_reason, taken.status AS previous_status`,
+              e.cancel_reason, e.paused, taken.status AS previous_status,
+              COALESCE(taken.waiting_for @> '[{"kind": "pause"}]'::jsonb, false) AS parked_paused`,
 
   /**
    * The whole journals of the executions of $1 that beginTurns took, read right after it in the
@@ -57,6 +60,9 @@ export const SQL = {
 
   /** The current fencing token: a runner that stalled compares it with its own before new work. */
   currentTurn: "SELECT turn FROM executions WHERE id = $1",
+
+  /** The current fencing token and pause: a long turn reads both before a step's work. */
+  turnControl: "SELECT turn, paused FROM executions WHERE id = $1",
 
   /** Appends many positions of many executions at once; only rows whose fence holds are written. */
   appendEntries: `
@@ -250,8 +256,17 @@ export const SQL = {
     UPDATE executions SET status = 'failed', failure = $3::jsonb, ${TERMINAL_RESET}, completed_at = now(), updated_at = now()
     WHERE id = $1 AND turn = $2 RETURNING id`),
 
+  /**
+   * A run paused while this turn ran (docs/engine.md, "Pause") parks on its pause instead of the
+   * turn's waits, with no wake time: its timers and signals are seen by the first turn after the
+   * unpause. The pause wait is built as `pauseWait` (src/engine/execution-store.ts) builds it.
+   */
   park: `
-    UPDATE executions SET status = 'waiting', waiting_for = $3::jsonb, wake_at = $4, hold = NULL,
+    UPDATE executions SET status = 'waiting',
+                          waiting_for = CASE WHEN paused IS NULL THEN $3::jsonb
+                            ELSE jsonb_build_array(jsonb_build_object('kind', 'pause', 'name', 'operator', 'details', paused))
+                          END,
+                          wake_at = CASE WHEN paused IS NULL THEN $4::timestamptz END, hold = NULL,
                           recovery_attempts = 0, suspended_since = NULL, updated_at = now()
     WHERE id = $1 AND turn = $2 RETURNING id`,
 

@@ -8,6 +8,10 @@ export const AUDIT_ACTIONS = [
   "execution.cancel",
   /** A suspended or held execution retried now (POST /v1/executions/{id}/resume). */
   "execution.resume",
+  /** A run paused (POST /v1/executions/{id}/pause). */
+  "execution.pause",
+  /** A paused run unpaused (POST /v1/executions/{id}/unpause). */
+  "execution.unpause",
   /** A signed evidence export was issued (GET /v1/executions/{id}/evidence). */
   "execution.evidence",
   "key.issue",

@@ -1,9 +1,11 @@
 import type { Pool } from "pg";
 import { type CancelRequest, requestCancellation } from "./pg-cancellation.js";
+import { type KeyPause, requestPause, requestUnpause } from "./pg-pause.js";
 import { requestResume } from "./pg-resume.js";
 
 /**
- * The marks an operator's command leaves on an organisation's executions (resume now, cancel),
+ * The marks an operator's command leaves on an organisation's executions (resume now, cancel,
+ * pause and unpause),
  * over one pool (the api's). Only the marks: the caller rings each execution's doorbell.
  */
 export class PgExecutionCommands {
@@ -17,5 +19,15 @@ export class PgExecutionCommands {
   /** See {@link requestCancellation}. */
   cancel(orgId: string, executionId: string, request: CancelRequest = {}) {
     return requestCancellation(this.pool, orgId, executionId, request);
+  }
+
+  /** See {@link requestPause}. */
+  pause(orgId: string, executionId: string, pause: KeyPause) {
+    return requestPause(this.pool, orgId, executionId, pause);
+  }
+
+  /** See {@link requestUnpause}. */
+  unpause(orgId: string, executionId: string) {
+    return requestUnpause(this.pool, orgId, executionId);
   }
 }

@@ -2,6 +2,7 @@ import type { Pool } from "pg";
 import type { ExecutionView } from "../engine/execution-client.js";
 import type { ExecutionStatus } from "../engine/execution-store.js";
 import type { CancelActor } from "./pg-cancellation.js";
+import type { KeyPause } from "./pg-pause.js";
 
 /** The status projection of one execution as the Platform API reads it, always within one organisation. */
 export interface ExecutionRecord extends ExecutionView {
@@ -13,6 +14,8 @@ export interface ExecutionRecord extends ExecutionView {
   /** The API key that asked for the cancellation, as it was then. */
   cancelRequestedBy: CancelActor | null;
   cancelReason: string | null;
+  /** Set while an operator has the run paused (docs/engine.md, "Pause"). */
+  paused: KeyPause | null;
 }
 
 /**
@@ -36,7 +39,7 @@ export interface ExecutionListFilter extends Omit<ExecutionSelection, "version">
 
 export const EXECUTION_COLUMNS = `id, workflow, workflow_version, org_id, key, idempotency_key, idempotency_expires_at, status,
   waiting_for, wake_at, progress, output, failure, hold, recovery_attempts, parent_id, created_by,
-  cancel_requested_at, cancel_requested_by, cancel_reason, created_at, updated_at, completed_at`;
+  cancel_requested_at, cancel_requested_by, cancel_reason, paused, created_at, updated_at, completed_at`;
 
 /** A failed execution's code, or a held one's: what `code=` filters on. */
 const FAILURE_CODE = "COALESCE(failure ->> 'code', hold ->> 'code')";
@@ -201,6 +204,7 @@ export function toExecutionRecord(r: any): ExecutionRecord {
     cancelRequestedAt: iso(r.cancel_requested_at),
     cancelRequestedBy: r.cancel_requested_by ?? null,
     cancelReason: r.cancel_reason ?? null,
+    paused: r.paused ?? null,
     createdAt: iso(r.created_at) as string,
     updatedAt: iso(r.updated_at) as string,
     completedAt: iso(r.completed_at),

@@ -8,6 +8,7 @@ import type {
   Fence,
   JournalEntry,
   NewExecution,
+  PauseRecord,
   TurnStart,
   WaitDescriptor,
 } from "../engine/execution-store.js";
@@ -167,7 +168,8 @@ export class PgExecutionStore implements ExecutionStore {
         cancelRequestedAt: row.cancel_requested_at,
         cancelRequestedBy: row.cancel_requested_by,
         cancelReason: row.cancel_reason,
-        afterCleanPark: row.previous_status === "waiting",
+        paused: row.paused,
+        afterCleanPark: row.previous_status === "waiting" && !row.parked_paused,
       });
     }
     return ids.map((id) => ({ ok: true, value: started.get(id) ?? null }));
@@ -180,6 +182,16 @@ export class PgExecutionStore implements ExecutionStore {
       values: [executionId],
     });
     return rows[0] ? (rows[0].turn as number) : null;
+  }
+
+  async turnControl(executionId: string): Promise<{ turn: number; paused: PauseRecord | null } | null> {
+    const { rows } = await this.pool.query({
+      name: "tenor_turn_control",
+      text: SQL.turnControl,
+      values: [executionId],
+    });
+    const row = rows[0];
+    return row ? { turn: row.turn as number, paused: (row.paused as PauseRecord | null) ?? null } : null;
   }
 
   async appendEntry(fence: Fence, entry: JournalEntry): Promise<void> {

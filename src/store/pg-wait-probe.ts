@@ -3,8 +3,8 @@ import type { Pool } from "pg";
 /**
  * True for a waiting execution `x` whose wait can be satisfied now, so a turn would move it: a
  * cancellation was requested, an unconsumed signal matches a signal wait (an approval's decision
- * is its reserved signal `$approval:<name>`), an activity position has its outcome, or a child is
- * terminal. Every probe is an index lookup: signals (execution_id, name, id), the journal's
+ * is its reserved signal `$approval:<name>`), an activity position has its outcome, a child is
+ * terminal, or a run parked on a pause was unpaused. Every probe is an index lookup: signals (execution_id, name, id), the journal's
  * primary key, the executions primary key. Timers need no probe: their job is delayed to them.
  */
 const SATISFIABLE = `
@@ -21,6 +21,7 @@ const SATISFIABLE = `
          OR (w->>'kind' = 'activity' AND EXISTS (
                SELECT 1 FROM journal_entries j
                WHERE j.execution_id = x.id AND j.position = (w->>'position')::int AND j.state <> 'pending'))
+         OR (w->>'kind' = 'pause' AND x.paused IS NULL)
          OR (w->>'kind' = 'child' AND EXISTS (
                SELECT 1 FROM executions c
                WHERE c.id = (w->'details'->>'childId')::uuid AND c.status IN ('completed', 'failed')))
