@@ -39,6 +39,8 @@ export const API_ERRORS = {
   OPERATION_NOT_FOUND: "OPERATION_NOT_FOUND",
   /** Abort asked of a bulk operation that already ended (completed or aborted). */
   OPERATION_FINISHED: "OPERATION_FINISHED",
+  /** Unpause asked of an execution that is not paused (`details.status` names what it is). */
+  EXECUTION_NOT_PAUSED: "EXECUTION_NOT_PAUSED",
   /** Evidence export asked of an api with no `evidence.signingKey` configured. */
   EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
   /** No asset of the key's organisation has this id (another organisation's answers the same). */

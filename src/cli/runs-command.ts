@@ -5,6 +5,7 @@ import { answerPrinter, type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import {
   type Cancellation,
   cancelledBy,
+  type Pause,
   renderExecution,
   renderExecutionList,
   renderSteps,
@@ -126,6 +127,26 @@ export async function runRunsCommand(
       const id = executionId(positionals, 0);
       const body = await api.post<{ held: boolean }>(`/v1/executions/${id}/resume`);
       print(body, () => `${id} ${body.held ? "(held)" : "(suspended)"} resumed: it runs again now\n`);
+      return EXIT.OK;
+    }
+    case "pause": {
+      const id = executionId(positionals, 0);
+      const body = await api.post<{ status: string; pause: Pause }>(
+        `/v1/executions/${id}/pause`,
+        values.reason === undefined ? undefined : { reason: values.reason },
+      );
+      print(
+        body,
+        () =>
+          `${id} paused at ${body.pause.at}${cancelledBy({ requestedAt: body.pause.at, ...body.pause })}: ` +
+          "it finishes its current step and takes no new turn until unpaused\n",
+      );
+      return EXIT.OK;
+    }
+    case "unpause": {
+      const id = executionId(positionals, 0);
+      const body = await api.post<{ status: string; pause: Pause }>(`/v1/executions/${id}/unpause`);
+      print(body, () => `${id} unpaused: it runs again now\n`);
       return EXIT.OK;
     }
     default:

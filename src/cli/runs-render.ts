@@ -29,6 +29,13 @@ export function cancelledBy(c: Cancellation | null | undefined): string {
   return `${c.by ? ` by ${c.by.subject} (key ${c.by.name})` : ""}${c.reason ? `: ${c.reason}` : ""}`;
 }
 
+/** `pause` of an execution: when, by which key, why. */
+export interface Pause {
+  at: string;
+  by: { name: string; subject: string; role: string } | null;
+  reason: string | null;
+}
+
 export interface ExecutionBody {
   id: string;
   workflow: string;
@@ -42,6 +49,7 @@ export interface ExecutionBody {
   parentId: string | null;
   cancelRequestedAt: string | null;
   cancellation?: Cancellation | null;
+  pause?: Pause | null;
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -79,6 +87,7 @@ export function renderExecutionList(body: { items: ExecutionBody[]; nextCursor: 
 export function describeWait(wait: Wait): string {
   const until = wait.until ? ` until ${wait.until}` : "";
   if (wait.kind === "fix" && wait.summary) return `held for ${wait.summary} (${wait.name})${until}`;
+  if (wait.kind === "pause" && wait.summary) return wait.summary;
   if (wait.kind === "child" && wait.summary) return `child ${wait.name} waiting for ${wait.summary}${until}`;
   return `${wait.kind} ${wait.name}${until}`;
 }
@@ -99,6 +108,7 @@ export function renderExecution(e: ExecutionBody): string {
         : null,
     ],
     ["cancel reason", e.cancellation?.reason ?? null],
+    ["paused", e.pause ? `${e.pause.at}${cancelledBy({ requestedAt: e.pause.at, ...e.pause })}` : null],
     ["created", e.createdAt],
     ["updated", e.updatedAt],
     ["finished", e.completedAt],

@@ -24,6 +24,10 @@ export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,..
                                            cooperative cancel; the run ends failed CANCELLED, naming your
                                            key and the reason (1–2000 characters)
   tenor runs resume <id> [--json]          a suspended or held run: retry now
+  tenor runs pause <id> [--reason <text>] [--json]
+                                           the run finishes its current step and takes no new turn
+                                           until unpaused, across restarts (operator, admin)
+  tenor runs unpause <id> [--json]         a paused run goes on from where it stopped
 `;
 
 export const COMPAT_USAGE = `  tenor compat --against <module or directory> [--json] [--timeout-ms <n>]

@@ -30,6 +30,7 @@ const record = (overrides: Partial<ExecutionRecord>): ExecutionRecord => ({
   cancelRequestedAt: null,
   cancelRequestedBy: null,
   cancelReason: null,
+  paused: null,
   ...overrides,
 });
 
@@ -88,6 +89,42 @@ describe("execution page", () => {
     expect(page).toContain(`tenor runs resume ${id}`);
     expect(page).not.toContain("start again");
     expect(page).toContain('<time datetime="2026-12-01T10:05:17.250Z">2026-12-01 10:05:17 UTC</time>');
+  });
+
+  it("a paused run reads who paused it, when and why, and offers operators Unpause instead of Pause", () => {
+    const pause = {
+      at: "2026-12-01T10:05:17.250Z",
+      by: {
+        keyId: "00000000-0000-4000-8000-00000000000a",
+        name: "ops-laptop",
+        subject: "carol",
+        role: "operator",
+      },
+      reason: "checking the recipient",
+    };
+    const paused = record({
+      paused: pause,
+      waitingFor: [{ kind: "pause", name: "operator", details: { ...pause } }],
+    });
+    const operator = { ...user, principal: { ...user.principal, role: "operator" as const } };
+    const page = (r: ExecutionRecord, u: Parameters<typeof executionBody>[0]["user"] = operator) =>
+      executionBody(
+        { record: r, journal: [], votes: [], user: u, activity: activity(), now: NOW },
+        null,
+        null,
+      ).text;
+    const text = page(paused);
+    expect(text).toContain("<li>paused by carol: checking the recipient</li>");
+    expect(text).toContain("<th>Paused by</th><td>carol (key ops-laptop, operator)</td>");
+    expect(text).toContain("<th>Pause reason</th><td>checking the recipient</td>");
+    expect(text).toContain('action="/console/executions/00000000-0000-4000-8000-000000000001/unpause"');
+    expect(text).not.toContain('/pause"');
+    const running = page(record({ status: "running" }));
+    expect(running).toContain('action="/console/executions/00000000-0000-4000-8000-000000000001/pause"');
+    expect(running).not.toContain("/unpause");
+    // An approver may not pause: no form.
+    expect(page(paused, user)).not.toContain("/unpause");
+    expect(page(record({ status: "running" }), user)).not.toContain("/pause");
   });
 
   it("shows a funding request with its destination, amount and deadline", () => {

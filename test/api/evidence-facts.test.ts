@@ -33,6 +33,7 @@ const record: ExecutionRecord = {
   cancelRequestedAt: null,
   cancelRequestedBy: null,
   cancelReason: null,
+  paused: null,
 };
 
 const journal: JournalView[] = [

@@ -47,6 +47,7 @@ const record = (overrides: Partial<ExecutionRecord> = {}): ExecutionRecord => ({
   cancelRequestedAt: null,
   cancelRequestedBy: null,
   cancelReason: null,
+  paused: null,
   ...overrides,
 });
 

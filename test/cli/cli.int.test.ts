@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicKeyId } from "../../src/api/evidence/evidence-chain.js";
-import { killAllProcesses } from "../support/processes.js";
+import { killAllProcesses, waitUntil } from "../support/processes.js";
 import { eventually } from "../support/role-process.js";
 import { startHeldRun } from "./support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "./support/roles-harness.js";
@@ -175,6 +175,78 @@ describe("tenor runs", () => {
     expect(notSuspended.code).toBe(1);
     expect(notSuspended.stderr).toContain("409 EXECUTION_NOT_SUSPENDED");
   }, 90_000);
+
+  it("pauses and unpauses a run, for roles that may, audited, and refuses a finished run with a stable code", async () => {
+    const { id, turn } = await startHeldRun(h);
+    // The refusals through the API itself: each CLI process costs seconds on a loaded machine.
+    const refused = await h.call("integrator", "POST", `/v1/executions/${id}/pause`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe("FORBIDDEN");
+
+    const heldTurn = await turn();
+    const paused = await runTenor(["runs", "pause", id, "--reason", "checking the release"], as("operator"));
+    expect(paused.code, paused.stderr).toBe(0);
+    expect(paused.stdout).toMatch(
+      new RegExp(
+        `^${id} paused at \\S+ by operator \\(key [^)]+\\): checking the release: it finishes its current step`,
+      ),
+    );
+    // A held run's next turn parks it on the pause: waiting, its hold gone until the unpause.
+    const view = await h.waitFor(
+      id,
+      (e) => e.status === "waiting" && e.waitingFor.length === 1 && e.waitingFor[0]?.kind === "pause",
+      "parked on the pause",
+    );
+    expect(await turn()).toBeGreaterThan(heldTurn);
+    expect(view.waitingFor[0].summary).toBe("paused by operator: checking the release");
+    expect(view.pause).toMatchObject({
+      by: { subject: "operator", role: "operator" },
+      reason: "checking the release",
+    });
+    expect(view.hold).toBeNull();
+    const get = await runTenor(["runs", "get", id], as("operator"));
+    expect(get.stdout).toMatch(/status:\s+waiting/);
+    expect(get.stdout).toContain("  - paused by operator: checking the release\n");
+
+    const unpaused = await runTenor(["runs", "unpause", id, "--json"], as("operator"));
+    expect(unpaused.code, unpaused.stderr).toBe(0);
+    expect(JSON.parse(unpaused.stdout)).toMatchObject({
+      executionId: id,
+      pause: { reason: "checking the release" },
+    });
+    await h.waitFor(
+      id,
+      (e) => e.status === "suspended" && e.hold?.code === "WORKFLOW_VERSION_UNAVAILABLE" && e.pause === null,
+      "held again",
+    );
+    const again = await h.call("operator", "POST", `/v1/executions/${id}/unpause`);
+    expect(again.status).toBe(409);
+    expect(again.body).toMatchObject({ code: "EXECUTION_NOT_PAUSED", status: 409 });
+
+    // Each audit row lands once its response has finished.
+    const audited = await waitUntil("the pause requests audited", async () => {
+      const audit = await h.call("operator", "GET", `/v1/audit?target=${id}`);
+      const rows = audit.body.items.map(
+        (i: { action: string; outcome: string }) => `${i.action} ${i.outcome}`,
+      );
+      return rows.includes("execution.unpause EXECUTION_NOT_PAUSED") ? rows : false;
+    });
+    expect(audited).toEqual(
+      expect.arrayContaining([
+        "execution.pause FORBIDDEN",
+        "execution.pause accepted",
+        "execution.unpause accepted",
+        "execution.unpause EXECUTION_NOT_PAUSED",
+      ]),
+    );
+
+    await h.call("operator", "POST", `/v1/executions/${id}/cancel`);
+    await h.waitFor(id, (e) => e.status === "failed", "cancelled");
+    const finished = await runTenor(["runs", "pause", id], as("operator"));
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain("409 EXECUTION_TERMINAL");
+    expect(finished.stderr).toContain("a finished run cannot be paused");
+  }, 120_000); // four CLI processes, each several seconds of start-up on a loaded 2-core machine
 
   it("shows a hold in words, lists held and cancelled runs, and cancels with a reason that stays with the failure", async () => {
     const { id } = await startHeldRun(h);

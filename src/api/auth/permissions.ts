@@ -19,6 +19,8 @@ export const PERMISSIONS = {
   resume: ["operator", "admin"],
   /** Bulk operations by query: create with a dry run, read their progress and failures, abort. */
   operations: ["operator", "admin"],
+  /** Pause and unpause a run (POST /v1/executions/{id}/pause, /unpause): the roles that may resume. */
+  pause: ["operator", "admin"],
   /** The signed evidence export of an execution (GET /v1/executions/{id}/evidence). */
   evidence: ["operator", "admin"],
   /** The org's webhook subscriptions (never their secrets), deliveries and dead letters. */

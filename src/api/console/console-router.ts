@@ -19,6 +19,7 @@ import {
   refuseReservedSignal,
 } from "../executions/command-routes.js";
 import { keyQueueFor } from "../executions/key-queue.js";
+import { pauseRun, unpauseRun } from "../executions/pause-routes.js";
 import { requireExecution } from "../executions/read-routes.js";
 import { resumeRun } from "../executions/resume-route.js";
 import { CancelBodySchema } from "../executions/schemas.js";
@@ -171,6 +172,14 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
     await resumeRun(deps, user.principal.orgId, record);
     return "resumed";
   });
+  action("pause", "execution.pause", id, "pause", async (req, record, user) => {
+    await pauseRun(deps, user.principal, record, consoleCancelReason(req));
+    return "paused";
+  });
+  action("unpause", "execution.unpause", id, "pause", async (_req, record, user) => {
+    await unpauseRun(deps, user.principal, record);
+    return "unpaused";
+  });
   return router;
 }
 
@@ -200,7 +209,7 @@ async function renderRefusal(
   );
 }
 
-/** The cancel form's reason, validated like the API's body; an empty field is no reason. */
+/** The cancel or pause form's reason, validated like the API's body; an empty field is no reason. */
 function consoleCancelReason(req: Request): string | null {
   const raw = (req.body as Record<string, unknown> | undefined)?.reason;
   const body = typeof raw === "string" && raw.trim() !== "" ? { reason: raw } : {};

@@ -41,6 +41,8 @@ export const NOTICES = {
   signalled: "The signal was delivered.",
   cancelled: "Cancellation was requested; the next turn ends the run.",
   resumed: "The run was woken and runs again now.",
+  paused: "The run is paused: it finishes its current step and takes no new turn until unpaused.",
+  unpaused: "The run is unpaused and runs again now.",
 } as const;
 export type Notice = keyof typeof NOTICES;
 
@@ -66,6 +68,7 @@ ${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.
 ${record.completedAt ? html`<tr><th>Finished</th><td>${at(record.completedAt)}</td></tr>` : null}
 ${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${at(record.wakeAt)}</td></tr>` : null}
 ${cancellationRows(record, data.now)}
+${pauseRows(record, data.now)}
 </tbody></table></section>
 ${waits.length > 0 ? waitsSection(waits, record.hold) : null}
 ${keyQueueSection(data.keyQueue ?? [])}
@@ -80,7 +83,12 @@ ${familySection(data.activity)}
 ${signalsSection(data.activity, data.now)}
 ${auditSection(data.activity, data.now)}
 ${may("evidence") ? evidenceSection(record.id, data.evidenceSigned === true) : null}
-${actionsSection(record, data.user, { signal: may("signal"), cancel: may("cancel"), resume: may("resume") })}`;
+${actionsSection(record, data.user, {
+  signal: may("signal"),
+  cancel: may("cancel"),
+  resume: may("resume"),
+  pause: may("pause"),
+})}`;
 }
 
 /** When a cancellation was asked for, by whom (the key's subject and name) and why. */
@@ -90,6 +98,16 @@ function cancellationRows(record: ExecutionRecord, now: Date): Html | null {
   return html`<tr><th>Cancel requested</th><td>${timeCellAt(record.cancelRequestedAt, now)}</td></tr>
 <tr><th>Cancelled by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
 <tr><th>Reason</th><td>${record.cancelReason ?? "none given"}</td></tr>`;
+}
+
+/** While paused: since when, by whom (the key's subject and name) and why. */
+function pauseRows(record: ExecutionRecord, now: Date): Html | null {
+  const pause = record.paused;
+  if (!pause || record.status === "completed" || record.status === "failed") return null;
+  const by = pause.by;
+  return html`<tr><th>Paused</th><td>${timeCellAt(pause.at, now)}</td></tr>
+<tr><th>Paused by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
+<tr><th>Pause reason</th><td>${pause.reason ?? "none given"}</td></tr>`;
 }
 
 function waitsSection(waits: readonly WaitDescriptor[], hold: ExecutionRecord["hold"]): Html {
@@ -215,7 +233,7 @@ function evidenceSection(id: string, signed: boolean): Html {
 function actionsSection(
   record: ExecutionRecord,
   user: ConsoleUser,
-  may: { signal: boolean; cancel: boolean; resume: boolean },
+  may: { signal: boolean; cancel: boolean; resume: boolean; pause: boolean },
 ): Html | null {
   if (record.status === "completed" || record.status === "failed") return null;
   const csrf = html`<input type="hidden" name="csrf" value="${user.csrf}">`;
@@ -228,6 +246,13 @@ function actionsSection(
       : null,
     may.resume && record.status === "suspended"
       ? html`<form class="inline" method="post" action="${base}/resume">${csrf}<button type="submit">Resume now</button></form>`
+      : null,
+    may.pause && record.paused
+      ? html`<form class="inline" method="post" action="${base}/unpause">${csrf}<button type="submit">Unpause</button></form>`
+      : null,
+    may.pause && !record.paused
+      ? html`<form method="post" action="${base}/pause">${csrf}<label for="pause-reason">Reason</label>
+<input id="pause-reason" name="reason" maxlength="${CANCEL_REASON_MAX}"> <button type="submit">Pause run</button></form>`
       : null,
     may.cancel
       ? html`<form method="post" action="${base}/cancel">${csrf}<label for="cancel-reason">Reason</label>

@@ -3,6 +3,7 @@ import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { formatMilliseconds } from "../../values/format.js";
 import { childFundingOf, childFundingSummary } from "../executions/child-funding.js";
 import { holdSummary } from "../executions/guidance.js";
+import { pauseSummary } from "../executions/resource.js";
 import { CONSOLE_PATHS } from "./console-auth.js";
 import { consoleTime } from "./console-time.js";
 import { type Html, html } from "./html.js";
@@ -27,6 +28,7 @@ export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingF
 export function describeWait(wait: WaitDescriptor, hold: ExecutionRecord["hold"] = null): string {
   const until = wait.until ? ` until ${consoleTime(wait.until)}` : "";
   if (wait.kind === "fix" && hold) return `held for ${holdSummary(hold)} (${wait.name})${until}`;
+  if (wait.kind === "pause") return pauseSummary(wait.details ?? {});
   const funding = childFundingOf(wait);
   if (funding) return `child ${wait.name} waiting for ${childFundingSummary(funding)}${until}`;
   return `${wait.kind} ${wait.name}${until}`;

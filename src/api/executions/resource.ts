@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { FailureRecord } from "../../engine/errors.js";
 import type { JournalView } from "../../engine/execution-client.js";
-import type { WaitDescriptor } from "../../engine/execution-store.js";
+import { pausedBySubject, type WaitDescriptor } from "../../engine/execution-store.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
 import { childFundingOf, childFundingSummary } from "./child-funding.js";
 import { failureGuidance, holdGuidance, holdSummary } from "./guidance.js";
@@ -42,12 +42,21 @@ export function toWait(w: WaitDescriptor): z.infer<typeof WaitSchema> {
 
 /**
  * A held run's `fix` wait, whose name is the hold's code, with what it waits for in words; a
- * `child` wait whose child waits for gas funding (child-funding.ts) with that request in words.
+ * `child` wait whose child waits for gas funding (child-funding.ts) with that request in words; a
+ * paused run's `pause` wait says who paused it.
  */
 function inWords(wait: z.infer<typeof WaitSchema>, hold: FailureRecord | null): z.infer<typeof WaitSchema> {
+  if (wait.kind === "pause") return { ...wait, summary: pauseSummary(wait.details ?? {}) };
   if (wait.kind === "fix" && hold) return { ...wait, summary: holdSummary(hold) };
   const funding = childFundingOf(wait);
   return funding ? { ...wait, summary: childFundingSummary(funding) } : wait;
+}
+
+/** `paused by <subject>` (and why, when a reason was given): how a pause reads to people. */
+export function pauseSummary(pause: { by?: unknown; reason?: unknown }): string {
+  const subject = pausedBySubject(pause);
+  const reason = typeof pause.reason === "string" ? `: ${pause.reason}` : "";
+  return `paused by ${subject ?? "an operator"}${reason}`;
 }
 
 /** When, by whom and why a cancellation was requested; null when none was. */
@@ -76,6 +85,7 @@ export function toExecutionResource(r: ExecutionRecord): z.infer<typeof Executio
     parentId: r.parentId,
     cancelRequestedAt: r.cancelRequestedAt,
     cancellation: cancellationOf(r),
+    pause: r.paused,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     completedAt: r.completedAt,

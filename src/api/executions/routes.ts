@@ -5,6 +5,7 @@ import { type DocumentedPath, defineRoute, type RouteDeclaration } from "../rout
 import { getActivity } from "./activity.js";
 import { ActivitySchema } from "./activity-schemas.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
+import { pauseExecution, unpauseExecution } from "./pause-routes.js";
 import { getExecution, getHistory, getSteps, listExecutions } from "./read-routes.js";
 import { ResumeAcceptedSchema, resumeExecution } from "./resume-route.js";
 import {
@@ -15,9 +16,12 @@ import {
   ExecutionSchema,
   HistorySchema,
   ListQuerySchema,
+  PauseAcceptedSchema,
+  PauseBodySchema,
   SignalAcceptedSchema,
   SignalParams,
   StepListSchema,
+  UnpauseAcceptedSchema,
 } from "./schemas.js";
 import { startExecution } from "./start-route.js";
 
@@ -92,7 +96,7 @@ function startPaths(workflows: readonly AnyWorkflow[]): DocumentedPath[] {
     }));
 }
 
-/** The executions module: start, list, read, journal, history, signal, cancel, resume. */
+/** The executions module: start, list, read, journal, history, signal, cancel, resume, pause, unpause. */
 export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
   defineRoute({
     method: "post",
@@ -283,5 +287,59 @@ export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
       },
     },
     handler: resumeExecution,
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/executions/{id}/pause",
+    permission: "pause",
+    audit: { action: "execution.pause", target: (req) => String(req.params.id) },
+    jsonBody: true,
+    openapi: {
+      operationId: "pauseExecution",
+      tags: ["executions"],
+      summary: "Pause a run: it finishes its current step and takes no new turn",
+      description:
+        "Records the pause (when, the calling key, the optional `reason`) and wakes the run. A turn running now " +
+        "finishes the step it is in and stops before its next step once it reads the pause (at most half the " +
+        "runner's lock duration later) or parks on the pause when it ends; a parked or suspended run parks on the " +
+        "pause at its next turn. It then shows status `waiting` on a wait of kind `pause` (`summary`: " +
+        "`paused by <subject>`) and `pause` on the resource, across runner restarts. Signals delivered meanwhile " +
+        "are kept and timers that fall due do not run the body: both are seen after the unpause. Repeating the " +
+        "request keeps the first pause. Only this run is paused, not its children. " +
+        rolesNote("pause"),
+      request: { params: ExecutionIdParams, body: { required: false, content: json(PauseBodySchema) } },
+      responses: {
+        202: { description: "Paused.", content: json(PauseAcceptedSchema) },
+        400: problem(
+          "MALFORMED_JSON or REQUEST_INVALID (field `errors`: a reason too long, empty or not storable).",
+        ),
+        404: problem("EXECUTION_NOT_FOUND."),
+        409: problem("EXECUTION_TERMINAL: it already completed or failed."),
+      },
+    },
+    handler: pauseExecution,
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/executions/{id}/unpause",
+    permission: "pause",
+    audit: { action: "execution.unpause", target: (req) => String(req.params.id) },
+    jsonBody: true,
+    openapi: {
+      operationId: "unpauseExecution",
+      tags: ["executions"],
+      summary: "Unpause a paused run",
+      description:
+        "Lifts the pause and wakes the run: its next turn replays the journal and goes on, consuming the signals " +
+        "kept meanwhile and firing the timers that fell due. " +
+        rolesNote("pause"),
+      request: { params: ExecutionIdParams },
+      responses: {
+        202: { description: "Unpaused and woken.", content: json(UnpauseAcceptedSchema) },
+        404: problem("EXECUTION_NOT_FOUND."),
+        409: problem("EXECUTION_NOT_PAUSED (it is not paused) or EXECUTION_TERMINAL (it already finished)."),
+      },
+    },
+    handler: unpauseExecution,
   }),
 ];

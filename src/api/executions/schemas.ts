@@ -24,7 +24,8 @@ export const WaitSchema = z
       .meta({
         description:
           "What it waits for in words, where the name is a code: a held run's `fix` wait reads " +
-          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`). In " +
+          "`a deploy of code that replays journal position 3` (its name stays `NON_DETERMINISM`); a paused " +
+          "run's `pause` wait reads `paused by <subject>`. In " +
           "`GET /v1/executions/{id}`, a `child` wait whose child waits for gas funding reads " +
           "`gas funding: <address> needs <shortfall> wei more (holds <available> of <required>) on chain <id> " +
           "before <deadline>, for chain.transaction <child id>`.",
@@ -99,6 +100,25 @@ export const CancelBodySchema = z
   .strict()
   .meta({ id: "CancelRequest" });
 
+/** An operator's pause: when, by whom and why (docs/engine.md, "Pause"). */
+export const PauseSchema = z
+  .object({
+    at: z.string().meta({ description: "When the pause was requested (ISO 8601)." }),
+    by: CancelActorSchema.nullable().meta({ description: "The key that paused it; null outside the API." }),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: "Pause" });
+
+/** `POST /v1/executions/{id}/pause`: an optional body with the reason. */
+export const PauseBodySchema = z
+  .object({
+    reason: pgText(CANCEL_REASON_MAX)
+      .optional()
+      .meta({ description: `Why, 1–${CANCEL_REASON_MAX} characters; shown with the pause.` }),
+  })
+  .strict()
+  .meta({ id: "PauseRequest" });
+
 export const ExecutionSchema = z
   .object({
     id: z.uuid(),
@@ -133,6 +153,11 @@ export const ExecutionSchema = z
       description:
         "Set once a cancellation was requested: when, by whom and why. The run then ends `failed` with code " +
         "CANCELLED, whose `details` keep the same facts.",
+    }),
+    pause: PauseSchema.nullable().meta({
+      description:
+        "Set while an operator has the run paused: it takes no new turn and, once its current step is done, " +
+        "shows status `waiting` on a wait of kind `pause` until it is unpaused.",
     }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -214,6 +239,24 @@ export const CancelAcceptedSchema = z
     }),
   })
   .meta({ id: "CancelAccepted" });
+
+export const PauseAcceptedSchema = z
+  .object({
+    executionId: z.uuid(),
+    status: ExecutionStatusSchema.meta({ description: "Its status when the request was recorded." }),
+    pause: PauseSchema.meta({
+      description: "The pause as recorded: the first one's, when the run was already paused.",
+    }),
+  })
+  .meta({ id: "PauseAccepted" });
+
+export const UnpauseAcceptedSchema = z
+  .object({
+    executionId: z.uuid(),
+    status: ExecutionStatusSchema,
+    pause: PauseSchema.meta({ description: "The pause that was lifted." }),
+  })
+  .meta({ id: "UnpauseAccepted" });
 
 export const ExecutionIdParams = z.object({ id: z.string().meta({ description: "Execution id (UUID)." }) });
 export const WorkflowNameParams = z.object({ name: z.string().meta({ description: "Workflow name." }) });
