@@ -71,7 +71,7 @@ describe("the quick start's asset creation", () => {
     expect(out).toContain('"status":"active"');
     // Evidence export works out of the box: the quick start signs with the development key.
     expect(out).toMatch(
-      /evidence: tenor\.evidence\/1, \d+ hash-chained records, head [0-9a-f]{12}…, signed by key [0-9a-f]{12}…/,
+      /evidence: tenor\.evidence\/2, \d+ hash-chained records, head [0-9a-f]{12}…, signed by key [0-9a-f]{12}…/,
     );
   }, 150_000);
 });
