@@ -119,6 +119,16 @@ export const TARGETS: readonly Target[] = [
   { workload: "W9", text: "0 ordering violations", figure: "orderingViolations", op: "==", value: 0 },
   { workload: "W10", text: "0 failed transfers", figure: "failedTransfers", op: "==", value: 0 },
   {
+    workload: "W17",
+    text: "4 chains × 8 senders ≥ 0.5× the bare viem program (transfers/s)",
+    figure: "transfersPerSec",
+    against: "floor",
+    op: ">=",
+    value: 0.5,
+  },
+  { workload: "W17", text: "0 failed transfers", figure: "failedTransfers", op: "==", value: 0 },
+  { workload: "W17", text: "nonces contiguous per sender", figure: "nonceGaps", op: "==", value: 0 },
+  {
     workload: "W13",
     text: "admission keeps accepted p99 ≥ 2× lower past saturation",
     figure: "p99OffOverOn",

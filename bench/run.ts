@@ -32,6 +32,7 @@ import { w13Admission } from "./workloads/w13-admission.js";
 import { w14IoScaling } from "./workloads/w14-io-scaling.js";
 import { w14RunnerScaling } from "./workloads/w14-runner-scaling.js";
 import { w16ApiClosedLoop } from "./workloads/w16-api-closed-loop.js";
+import { w17MultiChainTransfers } from "./workloads/w17-multi-chain-transfers.js";
 
 /** Run order. W11 runs an in-process runner, so it comes before W9, which declares an entity that such a runner would refuse. */
 const WORKLOADS: readonly Workload[] = [
@@ -48,6 +49,7 @@ const WORKLOADS: readonly Workload[] = [
   w8Timers,
   w9Keyed,
   w10ChainTransfers,
+  w17MultiChainTransfers,
   p1PrismaHotPath,
   w13Admission,
   w12LedgerIngest,

@@ -31,6 +31,7 @@ export const WORKLOAD_IDS = [
   "W14",
   "W14IO",
   "W16",
+  "W17",
   "P1",
 ] as const;
 export type WorkloadId = (typeof WORKLOAD_IDS)[number];

@@ -32,6 +32,11 @@ export const CHAIN_ERRORS = Object.freeze({
    * an account). Terminal; nothing ran on chain.
    */
   USER_OPERATION_REFUSED: "USER_OPERATION_REFUSED",
+  /**
+   * A deployment (no `to`) that cannot be sent: no creation bytecode, init code over EIP-3860's
+   * limit, a UserOperation, or a custody signer. Terminal; nothing was signed.
+   */
+  DEPLOYMENT_REFUSED: "DEPLOYMENT_REFUSED",
   /** The UserOperation ran and its call failed (`UserOperationEvent.success = false`): terminal, never re-sent. */
   USER_OPERATION_REVERTED: "USER_OPERATION_REVERTED",
 });

@@ -8,9 +8,16 @@ import type { Logger } from "../observability/logger.js";
 import { shardOf } from "../ownership/shard-map.js";
 import type { ShardWork } from "../ownership/shard-owner.js";
 import type { ScheduleDefinition } from "../schedules/schedule-definition.js";
-import { chainAccessService, entityNonceReserver } from "./lifecycle/chain-access.js";
+import {
+  chainAccessService,
+  entityNonceReservationReader,
+  entityNonceReserver,
+  entityParkedNonceReserver,
+  entityWindowedNonceReserver,
+} from "./lifecycle/chain-access.js";
 import { type IndexedHeightReader, indexedHeightsService } from "./lifecycle/wait-for-indexed.js";
 import { nonceRecoverySchedule } from "./nonce-recovery.js";
+import { openNonceWindow } from "./nonce-window.js";
 import { ChainClients } from "./rpc-clients.js";
 import { SignerRegistry } from "./signers/signer-registry.js";
 import { executionOrg } from "./store/chain-watch-sql.js";
@@ -26,7 +33,7 @@ export function createRunnerChainBoundary(options: {
   secrets: SecretReadOptions;
   pool: Pool;
   entities: EntityClient;
-  executions: Pick<ExecutionClient, "signal">;
+  executions: Pick<ExecutionClient, "signalMany">;
   /** The Ledger Index's indexed heights, which `waitForIndexed` polls (the host hands in the index's read). */
   indexedHeights: IndexedHeightReader;
   logger: Logger;
@@ -43,6 +50,11 @@ export function createRunnerChainBoundary(options: {
       chains,
       signers,
       reserveNonce: entityNonceReserver(options.entities),
+      reserveNonceWithin: entityWindowedNonceReserver(options.entities),
+      postNonceReservation: entityParkedNonceReserver(options.entities, options.executions),
+      nonceReservationReply: entityNonceReservationReader(options.entities),
+      openNonceWindow: (window: { chainId: number; sender: string; slots: number }) =>
+        openNonceWindow({ pool: options.pool, executions: options.executions }, window),
       executionOrg: (id) => executionOrg(options.pool, id),
     }),
     provide(indexedHeightsService, options.indexedHeights),

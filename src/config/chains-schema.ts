@@ -43,6 +43,12 @@ export const chainSchema = z
       .object({ intervalMs: intRange(50, 60_000).optional() })
       .strict()
       .default({}),
+    /**
+     * Most unconfirmed (reserved, not yet mined) transactions of one sender on this chain; a write
+     * over it waits, kind `nonce`, until the chain mines one (docs/chains.md, "Pending
+     * transactions per sender"). 1 ≤ v ≤ 1024, default 16.
+     */
+    maxPendingPerSender: intRange(1, 1024).default(16),
     /** The EntryPoint as configured: the contract itself or a reference contract pointing to it. */
     entryPoint: chainAddressSchema().optional(),
     fees: z

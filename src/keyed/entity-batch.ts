@@ -32,10 +32,28 @@ export interface BatchResult {
 }
 
 /**
+ * PostgreSQL's deadlock and serialization failures: the transaction lost a conflict with another,
+ * not the command. They end the whole batch (its transaction rolls back, releasing every lock it
+ * took) and the worker runs it again at once; no command counts an attempt for them.
+ */
+export const BATCH_CONFLICT_CODES: ReadonlySet<string> = new Set(["40P01", "40001"]);
+
+/** True for an error that is a lost conflict of the batch's transaction (BATCH_CONFLICT_CODES). */
+export function isBatchConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && BATCH_CONFLICT_CODES.has(code);
+}
+
+/**
  * Runs a claimed batch in one PostgreSQL transaction: locks the commands (a redelivered command
  * that another runner is finishing waits here, then sees it done), locks and loads the keys'
- * states, runs each handler in seq order, and records every reply and state in one statement.
- * Handlers that use `ctx.query` run under a savepoint, so a refusal rolls back only their writes.
+ * states, runs each handler, and records every reply and state in one statement. Handlers that
+ * use `ctx.query` run under a savepoint, so a refusal rolls back only their writes.
+ *
+ * Handlers run key by key, keys in (entity, key) order and each key's commands in seq order: a
+ * handler may lock its key for the rest of the transaction (the nonce entity locks its sender),
+ * and two batches that share keys must take those locks in one order. In seq order they deadlocked
+ * (docs/keyed.md, "Entity commands").
  */
 export async function runEntityBatch(
   pool: Pool,
@@ -59,6 +77,8 @@ export async function runEntityBatch(
         toRun.push(row);
       }
     }
+    // Stable: within a key the rows keep lockCommands' seq order.
+    toRun.sort((x, y) => compareText(x.entity, y.entity) || compareText(x.key, y.key));
     const states = await lockKeyStates(client, registry, toRun);
     const outcomes: CommandOutcome[] = [];
     for (const row of toRun) {
@@ -170,6 +190,9 @@ async function runOne(
     if (changed && entity.state) encodedState = z.encode(entity.state.schema, next);
     if (savepoint) await releaseHandlerSavepoint(client);
   } catch (error) {
+    // A lost conflict aborts the batch: rolling back to the savepoint would keep the batch's
+    // other locks, and the transaction that won would go on waiting for them.
+    if (isBatchConflict(error)) throw error;
     if (savepoint) await rollbackHandlerSavepoint(client);
     if (error instanceof z.ZodError) {
       return refusal(
@@ -238,4 +261,9 @@ function reply(
   channels: Map<string, string>,
 ): ReplyMessage & { channel: string } {
   return { id, status, reply: value, error, channel: channels.get(id) ?? "" };
+}
+
+/** Code-point order, the same in every process (localeCompare depends on the locale). */
+function compareText(x: string, y: string): number {
+  return x < y ? -1 : x > y ? 1 : 0;
 }

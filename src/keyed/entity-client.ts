@@ -109,6 +109,64 @@ export class EntityClient {
     input: CommandInput<E, C>,
     options: SendOptions = {},
   ): Promise<CommandOutput<E, C>> {
+    const { registered, row } = await this.submit(entity, command, input, options.commandId);
+    const message = await this.awaitRow(row, options.timeoutMs ?? 30_000);
+    return decodeReply(registered, command, message) as CommandOutput<E, C>;
+  }
+
+  /**
+   * Sends `command` without waiting for its reply: resolves once the command is committed, with
+   * its reply when it has one already (a repeated post of a finished command), else `null`. When
+   * the reply reaches this client later (its reply channel, or the poll) within `watchMs`
+   * (default 30,000), `onFinished` runs once with the command's final status and its stored reply
+   * (encoded; none for a refused command). Whoever needs the reply later reads it with `reply`.
+   */
+  async post<E extends AnyEntity, C extends keyof E["handlers"] & string>(
+    entity: E,
+    command: C,
+    input: CommandInput<E, C>,
+    options: {
+      commandId: string;
+      watchMs?: number;
+      onFinished?: (finished: Pick<ReplyMessage, "status" | "reply">) => void;
+    },
+  ): Promise<{ reply: CommandOutput<E, C> } | null> {
+    const { registered, row } = await this.submit(entity, command, input, options.commandId);
+    if (row.status === "done" || row.status === "failed") {
+      const message: ReplyMessage = { id: row.id, status: row.status, reply: row.reply, error: row.error };
+      return { reply: decodeReply(registered, command, message) as CommandOutput<E, C> };
+    }
+    const { onFinished } = options;
+    this.awaitRow(row, options.watchMs ?? 30_000, true).then(
+      (message) => onFinished?.({ status: message.status, reply: message.reply }),
+      () => undefined,
+    );
+    return null;
+  }
+
+  /**
+   * The stored reply of command `commandId` of `entity`, read from PostgreSQL: `null` while it is
+   * queued (or unknown); a refused command rejects with the handler's error, as `send` does.
+   */
+  async reply<E extends AnyEntity, C extends keyof E["handlers"] & string>(
+    entity: E,
+    command: C,
+    commandId: string,
+  ): Promise<{ reply: CommandOutput<E, C> } | null> {
+    const registered = this.options.registry.get(entity.name);
+    const [row] = await findCommands(this.options.pool, [{ entity: entity.name, commandId }]);
+    if (row?.status !== "done" && row?.status !== "failed") return null;
+    const message: ReplyMessage = { id: row.id, status: row.status, reply: row.reply, error: row.error };
+    return { reply: decodeReply(registered, command, message) as CommandOutput<E, C> };
+  }
+
+  /** Validates, encodes and inserts one command (batched per tick); resolves with its row. */
+  private async submit<E extends AnyEntity, C extends keyof E["handlers"] & string>(
+    entity: E,
+    command: C,
+    input: CommandInput<E, C>,
+    commandId: string = randomUUID(),
+  ): Promise<{ registered: AnyEntity; row: KeyedCommand }> {
     const registered = this.options.registry.get(entity.name);
     const handler = registered.handlers[command];
     if (!handler) {
@@ -127,7 +185,6 @@ export class EntityClient {
       );
     }
     await this.subscribed;
-    const commandId = options.commandId ?? randomUUID();
     const row = await new Promise<KeyedCommand>((accept, refuse) => {
       this.batch.push({
         entity: registered,
@@ -141,8 +198,7 @@ export class EntityClient {
       });
       this.scheduleFlush();
     });
-    const message = await this.awaitRow(row, options.timeoutMs ?? 30_000);
-    return decodeReply(registered, command, message) as CommandOutput<E, C>;
+    return { registered, row };
   }
 
   async close(): Promise<void> {
@@ -274,7 +330,8 @@ export class EntityClient {
     return byIdentity;
   }
 
-  private awaitRow(row: KeyedCommand, timeoutMs: number): Promise<ReplyMessage> {
+  /** `background`: nobody awaits the reply, so its timer must not keep the process alive. */
+  private awaitRow(row: KeyedCommand, timeoutMs: number, background = false): Promise<ReplyMessage> {
     if (row.status === "done" || row.status === "failed")
       return Promise.resolve({ id: row.id, status: row.status, reply: row.reply, error: row.error });
     return new Promise<ReplyMessage>((resolve, reject) => {
@@ -303,6 +360,7 @@ export class EntityClient {
           ),
         );
       }, timeoutMs);
+      if (background) timer.unref();
     });
   }
 

@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { Logger } from "../observability/logger.js";
 import { KEYED_SPACES } from "../transport/queue-names.js";
-import { runEntityBatch } from "./entity-batch.js";
+import { isBatchConflict, runEntityBatch } from "./entity-batch.js";
 import type { EntityRegistry } from "./entity-registry.js";
 import { type ClaimedItem, KeyedLanes } from "./keyed-lanes.js";
 import type { ReplyMessage } from "./keyed-names.js";
@@ -30,8 +30,6 @@ export interface EntityWorkers {
 
 /** Idle polling backs off from 1 ms to this bound, in ms, while no command is ready. */
 const MAX_IDLE_MS = 20;
-/** PostgreSQL deadlock and serialization failures: the batch is retried at once. */
-const RETRY_NOW_CODES = new Set(["40P01", "40001"]);
 
 /**
  * The runner's entity workers: each loop claims a batch of ready commands (at most `limit` per
@@ -66,8 +64,8 @@ export function startEntityWorkers(options: EntityWorkerOptions): EntityWorkers 
         );
     } catch (error) {
       clearInterval(renewal);
-      const code = (error as { code?: string }).code;
-      if (code && RETRY_NOW_CODES.has(code)) {
+      // A deadlock or serialization failure: the batch is retried at once.
+      if (isBatchConflict(error)) {
         await lanes.requeue(ids).catch(() => undefined);
         return;
       }

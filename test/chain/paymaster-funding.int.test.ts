@@ -79,7 +79,7 @@ describe("paymaster gas funding", () => {
     const chain = world.chains.get(world.anvil.chainId);
     const options = {
       pool: world.engine.pool,
-      executions: { signal: async () => ({ delivered: true }) },
+      executions: { signalMany: async () => new Map() },
       chains: world.chains,
       owns: (executionId: string) => executionId === id,
       logger: world.engine.logger,

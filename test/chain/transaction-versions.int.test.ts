@@ -7,6 +7,8 @@ import {
   chainTransactionV1,
   chainTransactionV2,
   chainTransactionV3,
+  chainTransactionV4,
+  chainTransactionV5,
 } from "../../src/chain/lifecycle/transaction-workflow.js";
 import { UNKNOWN_FIELD_RULE } from "../../src/engine/input-issues.js";
 import type { createPlatformApi } from "../../src/roles/platform-api.js";
@@ -19,7 +21,10 @@ import { type ChainWorld, chainWorldApi, integratorKeys, startChainWorld } from 
  * from the execution (the caller's key) and refuses one in its input; version 1, whose input named
  * it, stays registered so executions started on it finish on its code. Version 3 waits for funding
  * when the node refuses a broadcast for insufficient funds (test/chain/broadcast-funding.int.test.ts);
- * version 2 stays registered beside it.
+ * version 2 stays registered beside it. Version 5 reserves its nonce within the sender's window
+ * (test/chain/nonce-window.int.test.ts); version 4 stays registered beside it. Version 6 parks a
+ * run while its reservation queues (test/chain/nonce-park.int.test.ts); version 5, which awaits the
+ * reply inside its turn, stays registered beside it.
  */
 
 let world: ChainWorld;
@@ -70,14 +75,17 @@ async function startVersion1(orgId: string, input: Record<string, unknown>): Pro
   return summary.id;
 }
 
-describe("chain.transaction version 4 (current)", () => {
+describe("chain.transaction version 6 (current)", () => {
   it("signs with a signer of the key's organisation; the input names no organisation", async () => {
     const res = await postTransaction(globexKey, { signerId: "globex-hot", to: recipient, valueWei: "5" });
     expect(res.status, JSON.stringify(res.body)).toBe(202);
     const view = await world.settled(res.body.id);
     expect(view.output).toMatchObject({ verdict: "confirmed", from: globexSigner });
     const row = await rowOf(res.body.id);
-    expect(row.workflow_version).toBe(4);
+    expect(row.workflow_version).toBe(6);
+    const names = (await world.engine.client.journal(res.body.id)).map((e) => e.name);
+    expect(names).toContain("nonce.send:0");
+    expect(names).not.toContain("nonce.reserve:0");
     expect(row.input).not.toHaveProperty("orgId");
     // The same signer through another organisation's key is not theirs.
     const other = await postTransaction(acmeKey, { signerId: "globex-hot", to: recipient, valueWei: "5" });
@@ -106,8 +114,8 @@ describe("chain.transaction version 4 (current)", () => {
   });
 });
 
-describe("chain.transaction versions 2 and 3", () => {
-  for (const workflow of [chainTransactionV2, chainTransactionV3]) {
+describe("chain.transaction versions 2, 3, 4 and 5", () => {
+  for (const workflow of [chainTransactionV2, chainTransactionV3, chainTransactionV4, chainTransactionV5]) {
     it(`an execution started on version ${workflow.version} runs on version ${workflow.version} and completes`, async () => {
       const { summary } = await world.engine.store.createExecution(
         newExecution({

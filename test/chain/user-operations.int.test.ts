@@ -22,7 +22,6 @@ import {
   TestToken,
 } from "../../src/chain/contracts/artifacts.js";
 import { ChainClients } from "../../src/chain/rpc-clients.js";
-import { executionOrg } from "../../src/chain/store/chain-watch-sql.js";
 import {
   buildUserOperation,
   handleOpsCall,

@@ -31,6 +31,7 @@ describe("chains configuration", () => {
       id: 31337,
       finality: { depth: 1 },
       rpcTimeoutMs: 10_000,
+      maxPendingPerSender: 16,
       confirmationWatcher: {},
       fees: { bumpPercent: 12.5, maxBumps: 3, stuckAfterMs: 30_000 },
     });
@@ -60,6 +61,19 @@ describe("chains configuration", () => {
         { key: "chains.1.id", value: 31337, rule: "must be unique among chains" },
       ]),
     );
+  });
+
+  it("bounds maxPendingPerSender to 1..1024 and names the rule", () => {
+    expect(load({ chains: [{ ...chain, maxPendingPerSender: 1 }] }).chains[0]?.maxPendingPerSender).toBe(1);
+    for (const value of [0, 1025, 2.5]) {
+      expect(issuesOf(() => load({ chains: [{ ...chain, maxPendingPerSender: value }] }))).toEqual([
+        {
+          key: "chains.0.maxPendingPerSender",
+          value,
+          rule: Number.isInteger(value) ? "1 ≤ v ≤ 1024" : "must be an integer",
+        },
+      ]);
+    }
   });
 
   it("refuses a finality that is neither a depth nor finalized", () => {

@@ -123,6 +123,29 @@ describe("keyed entities", () => {
     expect((await world.client.send(counter, "add", { account: "e", amount: 1 })).total).toBe(2);
   });
 
+  it("posts a command without waiting: committed at once, told when it finishes, read by posting again", async () => {
+    await keyed.stop();
+    const finished: unknown[] = [];
+    const post = () =>
+      world.client.post(
+        counter,
+        "add",
+        { account: "p", amount: 4 },
+        { commandId: "cmd-p-1", onFinished: (message) => finished.push(message) },
+      );
+    // No runner handles it yet: the post returns once the command is committed.
+    expect(await post()).toBeNull();
+    const { rows } = await world.pool.query("SELECT status FROM keyed_commands WHERE command_id = 'cmd-p-1'");
+    expect(rows).toEqual([{ status: "queued" }]);
+    keyed = await world.startWorkers({ concurrency: 1, batchSize: 8 });
+    await until("the posted command finished and its sender told", async () => finished.length > 0);
+    expect(finished).toEqual([{ status: "done", reply: { total: 4, seen: 1 } }]);
+    // Posting again reads the stored reply; the command never runs twice.
+    expect(await post()).toEqual({ reply: { total: 4, seen: 1 } });
+    expect(ran.get("cmd-p-1")).toBe(1);
+    expect(finished).toHaveLength(1);
+  });
+
   it("is fair: a cold key's command waits behind a few of a hot key's 1,000, not all of them", async () => {
     handled.length = 0;
     const hot = Array.from({ length: 1_000 }, (_, i) => world.client.send(fair, "touch", { key: "hot", i }));

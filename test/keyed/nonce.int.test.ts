@@ -59,6 +59,46 @@ describe("nonce reservation", () => {
     expect(floor.nonce).toBe(40);
   });
 
+  it("grants one sender's queued reservations in batches, one transaction for many", async () => {
+    const sender = "0x00000000000000000000000000000000000000BB";
+    const replies = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        world.client.send(nonceEntity, "reserve", { chainId: 3, sender }, { commandId: `batch-${i}` }),
+      ),
+    );
+    expect(replies).toEqual(Array.from({ length: 40 }, (_, i) => ({ nonce: i })));
+    // A command's completed_at is its transaction's time: one value per entity turn that granted.
+    const { rows } = await world.pool.query<{ turns: number }>(
+      "SELECT count(DISTINCT completed_at)::int AS turns FROM keyed_commands WHERE command_id LIKE 'batch-%'",
+    );
+    expect(rows[0]?.turns).toBeLessThan(10);
+  });
+
+  it("refuses a reservation while the sender's window is full, and a repeated one keeps its nonce", async () => {
+    const sender = "0x00000000000000000000000000000000000000CC";
+    const ask = (i: number, mined: number, reservationId?: string) =>
+      world.client.send(
+        nonceEntity,
+        "reserve",
+        { chainId: 4, sender, window: { mined, maxPending: 3 }, ...(reservationId ? { reservationId } : {}) },
+        { commandId: `window-${i}-${mined}` },
+      );
+    const first = await Promise.all([0, 1, 2, 3, 4].map((i) => ask(i, 0)));
+    expect(first.slice(0, 3)).toEqual([{ nonce: 0 }, { nonce: 1 }, { nonce: 2 }]);
+    expect(first.slice(3)).toEqual([{ full: { pending: 3, bound: 3 } }, { full: { pending: 3, bound: 3 } }]);
+    // Two mined: two places. A new command for reservation window-3 takes one and keeps it.
+    expect(await ask(5, 2, "window-3-0")).toEqual({ nonce: 3 });
+    expect(await ask(6, 2, "window-3-0")).toEqual({ nonce: 3 });
+    expect(await ask(7, 2)).toEqual({ nonce: 4 });
+    expect(await ask(8, 2)).toEqual({ full: { pending: 3, bound: 3 } });
+    // A reservation already made answers with its nonce even when the window is full now.
+    expect(await ask(9, 2, "window-0-0")).toEqual({ nonce: 0 });
+    const { rows } = await world.pool.query<{ nonce: string }>(
+      "SELECT nonce::text FROM nonce_reservations WHERE chain_id = 4 ORDER BY nonce",
+    );
+    expect(rows.map((r) => Number(r.nonce))).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it("never duplicates a nonce when reservations bypass the serialization and race directly", async () => {
     await fc.assert(
       fc.asyncProperty(

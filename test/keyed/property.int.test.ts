@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { entityLane } from "../../src/keyed/keyed-names.js";
 import type { KeyedSettings } from "../../src/keyed/keyed-workers.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { killAllProcesses, spawnProcess, type TestProcess } from "../support/processes.js";
 import { PROP_ENTITIES, PROP_EVENTS_TABLE, propOne, propTwo } from "./fixtures/prop-entities.js";
 import { createKeyedWorld, type KeyedWorld, until } from "./keyed-harness.js";
@@ -71,19 +72,14 @@ const kills: { pid: number; at: number }[] = [];
 let runIndex = 0;
 
 function startRunner(name: string): Promise<TestProcess> {
-  const runner = spawnProcess(
-    name,
-    process.execPath,
-    ["--import", "tsx", "test/keyed/fixtures/keyed-runner.ts"],
-    {
-      env: {
-        DATABASE_URL: world.db.url,
-        REDIS_URL: world.redisUrl,
-        KEYED_PREFIX: world.prefix,
-        KEYED_SETTINGS: JSON.stringify(SETTINGS),
-      },
+  const runner = spawnProcess(name, ...entryCommand("test/keyed/fixtures/keyed-runner.ts"), {
+    env: {
+      DATABASE_URL: world.db.url,
+      REDIS_URL: world.redisUrl,
+      KEYED_PREFIX: world.prefix,
+      KEYED_SETTINGS: JSON.stringify(SETTINGS),
     },
-  );
+  });
   return runner.waitFor(/\{"ready":true/, 30_000).then(() => runner);
 }
 

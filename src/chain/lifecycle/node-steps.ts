@@ -77,7 +77,7 @@ export async function suggestFees<C extends number>(
 export async function estimate<C extends number>(
   client: PublicClient,
   chain: ChainRef<C>,
-  call: { from: Address; to: Address; data: Hex; value: bigint; gasLimit?: string },
+  call: { from: Address; to: Address | undefined; data: Hex; value: bigint; gasLimit?: string },
 ): Promise<Estimate<C>> {
   const fees = await suggestFees(client, chain);
   if (call.gasLimit !== undefined) return { gas: call.gasLimit, ...fees };
@@ -113,7 +113,7 @@ export async function payerBalance(
 export async function signAttempt<C extends number>(
   signer: LocalKeySigner,
   chain: ChainRef<C>,
-  tx: { nonce: number; to: Address; data: Hex; value: bigint; gas: string; fees: Fees<C> },
+  tx: { nonce: number; to: Address | undefined; data: Hex; value: bigint; gas: string; fees: Fees<C> },
 ): Promise<{ raw: Hex; hash: Hex }> {
   const raw = await signer.signTransaction({
     chainId: chain.id,

@@ -32,7 +32,8 @@ const TransactionFields = z.object({
   chainId: z.number().int().positive(),
   /** A configured signer this organisation may use. */
   signerId: z.string().min(1),
-  to: address,
+  /** The callee; absent for a contract deployment, whose `data` is then the creation bytecode. */
+  to: address.optional(),
   /** Calldata without attribution; the ERC-8021 suffix is appended by the lifecycle. */
   data: z.string().regex(HEX, "must be 0x-prefixed hex bytes").default("0x"),
   /** Native value in wei, a decimal integer string. */
@@ -71,6 +72,41 @@ export type TransactionRequest = z.infer<typeof TransactionRequest>;
 export const TransactionRequestV1 = TransactionFields.extend({ orgId: z.string().min(1) });
 export type TransactionRequestV1 = z.infer<typeof TransactionRequestV1>;
 
+/**
+ * EIP-3860's limit on a creation transaction's init code, in bytes (twice EIP-170's 24576-byte
+ * code limit): a node refuses a longer one, so the API refuses it before anything is signed.
+ */
+export const MAX_INITCODE_BYTES = 49_152;
+
+/** Bytes of 0x-prefixed hex text. */
+const byteLength = (hex: string) => (hex.length - 2) / 2;
+
+/**
+ * Why a deployment request (no `to`) cannot be sent, as the field and the rule, or undefined when
+ * it can (or is not a deployment). The init code is `data` with the attribution suffix the lifecycle
+ * appends, so the limit counts both; `suffixBytes` is that suffix's length.
+ */
+export function deploymentIssue(
+  request: { to?: string | undefined; data: string; account?: string | undefined },
+  suffixBytes: number,
+): { field: "data" | "account"; message: string } | undefined {
+  if (request.to !== undefined) return undefined;
+  if (request.account !== undefined)
+    return {
+      field: "account",
+      message: "a UserOperation needs `to`: a deployment is sent from the signer itself",
+    };
+  const bytes = byteLength(request.data);
+  if (bytes === 0)
+    return { field: "data", message: "must hold the creation bytecode when `to` is absent (a deployment)" };
+  if (bytes + suffixBytes > MAX_INITCODE_BYTES)
+    return {
+      field: "data",
+      message: `must be at most ${MAX_INITCODE_BYTES - suffixBytes} bytes for a deployment (EIP-3860's ${MAX_INITCODE_BYTES}-byte init code limit, less the ${suffixBytes}-byte attribution suffix; got ${bytes})`,
+    };
+  return undefined;
+}
+
 /** The two settled end states recorded as a result; `rejected` and `expired` end as failures. */
 export const TransactionVerdict = z.enum(["confirmed", "reverted"]);
 
@@ -84,6 +120,8 @@ export const TransactionResult = z.object({
   blockHash: txHash,
   /** Signed payloads broadcast for this intent (1 + replacements). */
   attempts: z.number().int().positive(),
+  /** For a deployment (no `to`) that confirmed: the created contract's address, from the receipt. */
+  contractAddress: address.optional(),
   /** For a UserOperation: its hash and what the EntryPoint charged (`hash` is the bundle's transaction). */
   userOperation: z
     .object({

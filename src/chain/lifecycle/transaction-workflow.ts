@@ -5,7 +5,13 @@ import { BusinessError } from "../../engine/errors.js";
 import type { ServiceLookup } from "../../engine/services.js";
 import { defineWorkflow } from "../../engine/workflow.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import { type ChainAddress, type ChainRef, chainAddress, defineChain } from "../../values/index.js";
+import {
+  addressText,
+  type ChainAddress,
+  type ChainRef,
+  chainAddress,
+  defineChain,
+} from "../../values/index.js";
 import { attributionSuffix, withAttribution } from "../attribution.js";
 import { CHAIN_ERRORS } from "../chain-error-codes.js";
 import { resolveEntryPoint } from "../entry-point-resolver.js";
@@ -29,7 +35,9 @@ import {
   toWei,
   valueWei,
 } from "./node-steps.js";
+import { releaseNonceWindow, reserveNonceParked, reserveNonceWithinWindow } from "./nonce-reservation.js";
 import {
+  deploymentIssue,
   TransactionRequest,
   TransactionRequestV1,
   TransactionResult,
@@ -51,11 +59,55 @@ const LIFECYCLE_SERVICES = [chainAccessService, indexedHeightsService];
  */
 export const chainTransaction = defineWorkflow({
   name: "chain.transaction",
+  version: 6,
+  input: TransactionRequest,
+  output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
+  run: (ctx, input) =>
+    runTransaction(ctx, input, {
+      fundRefusedBroadcasts: true,
+      explainBumps: true,
+      nonceWindow: true,
+      parkNonce: true,
+    }),
+});
+
+/**
+ * Version 5, registered until no execution of it is unfinished: its `nonce.reserve:<attempt>`
+ * step awaits the nonce entity's reply inside the turn (version 6 parks the run until the grant).
+ */
+export const chainTransactionV5 = defineWorkflow({
+  name: "chain.transaction",
+  version: 5,
+  input: TransactionRequest,
+  output: TransactionResult,
+  services: LIFECYCLE_SERVICES,
+  run: (ctx, input) =>
+    runTransaction(ctx, input, {
+      fundRefusedBroadcasts: true,
+      explainBumps: true,
+      nonceWindow: true,
+      parkNonce: false,
+    }),
+});
+
+/**
+ * Version 4, registered until no execution of it is unfinished: it reserves its nonce with no
+ * bound on the sender's unmined transactions (version 5 reserves within `maxPendingPerSender`).
+ */
+export const chainTransactionV4 = defineWorkflow({
+  name: "chain.transaction",
   version: 4,
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true, explainBumps: true }),
+  run: (ctx, input) =>
+    runTransaction(ctx, input, {
+      fundRefusedBroadcasts: true,
+      explainBumps: true,
+      nonceWindow: false,
+      parkNonce: false,
+    }),
 });
 
 /**
@@ -68,7 +120,13 @@ export const chainTransactionV3 = defineWorkflow({
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: true, explainBumps: false }),
+  run: (ctx, input) =>
+    runTransaction(ctx, input, {
+      fundRefusedBroadcasts: true,
+      explainBumps: false,
+      nonceWindow: false,
+      parkNonce: false,
+    }),
 });
 
 /**
@@ -82,7 +140,13 @@ export const chainTransactionV2 = defineWorkflow({
   input: TransactionRequest,
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
-  run: (ctx, input) => runTransaction(ctx, input, { fundRefusedBroadcasts: false, explainBumps: false }),
+  run: (ctx, input) =>
+    runTransaction(ctx, input, {
+      fundRefusedBroadcasts: false,
+      explainBumps: false,
+      nonceWindow: false,
+      parkNonce: false,
+    }),
 });
 
 /**
@@ -97,16 +161,21 @@ export const chainTransactionV1 = defineWorkflow({
   output: TransactionResult,
   services: LIFECYCLE_SERVICES,
   run: (ctx, input) =>
-    runTransaction(ctx, input, { fundRefusedBroadcasts: false, explainBumps: false }, async () => {
-      const orgId = await ctx.service(chainAccessService).executionOrg(ctx.executionId);
-      if (orgId !== input.orgId) {
-        throw new TenorError(
-          CHAIN_ERRORS.SIGNER_UNKNOWN,
-          `the request names organisation ${input.orgId}, not this execution's`,
-          { details: { signer: input.signerId } },
-        );
-      }
-    }),
+    runTransaction(
+      ctx,
+      input,
+      { fundRefusedBroadcasts: false, explainBumps: false, nonceWindow: false, parkNonce: false },
+      async () => {
+        const orgId = await ctx.service(chainAccessService).executionOrg(ctx.executionId);
+        if (orgId !== input.orgId) {
+          throw new TenorError(
+            CHAIN_ERRORS.SIGNER_UNKNOWN,
+            `the request names organisation ${input.orgId}, not this execution's`,
+            { details: { signer: input.signerId } },
+          );
+        }
+      },
+    ),
 });
 
 /** Every registered version of the lifecycle, oldest first: a runner registers all of them. */
@@ -114,6 +183,8 @@ export const chainTransactionVersions = [
   chainTransactionV1,
   chainTransactionV2,
   chainTransactionV3,
+  chainTransactionV4,
+  chainTransactionV5,
   chainTransaction,
 ] as const;
 
@@ -123,6 +194,16 @@ interface LifecycleRules {
   fundRefusedBroadcasts: boolean;
   /** Version 4: each `bump:<round>` step also journals why it fired and which rule set each fee (bump-step.ts). */
   explainBumps: boolean;
+  /**
+   * Version 5: the nonce is reserved within the sender's window (`maxPendingPerSender`), and a
+   * mined transaction wakes the sender's next waiting run (nonce-reservation.ts).
+   */
+  nonceWindow: boolean;
+  /**
+   * Version 6 (with `nonceWindow`): the run parks while its reservation queues instead of awaiting
+   * the entity's reply inside its turn, so a queued reservation holds no turn slot.
+   */
+  parkNonce: boolean;
 }
 
 /**
@@ -154,6 +235,7 @@ async function runTransaction(
   });
   // Computed once here, at construction; every attempt carries exactly these bytes.
   const suffix = attributionSuffix(input.attribution);
+  refuseUnsendableDeployment(input, plan.kind, suffix);
   if (input.account) return runUserOperation(ctx, input, chain, plan, suffix, rules);
   const data = withAttribution(input.data as Hex, suffix);
   const from = chainAddress(plan.from, "plan.from");
@@ -162,6 +244,33 @@ async function runTransaction(
 }
 
 type Chain = ChainRef<number>;
+
+/**
+ * A deployment (no `to`) the API would have refused, reaching the lifecycle another way (a child
+ * execution), or one for a custody signer, whose intents always name a callee: refused before
+ * anything is signed (docs/chains.md, "Deploying a contract").
+ */
+function refuseUnsendableDeployment(input: TransactionRequest, signerKind: string, suffix: Hex): void {
+  if (input.to !== undefined) return;
+  const issue =
+    deploymentIssue(input, (suffix.length - 2) / 2) ??
+    (signerKind === "custody"
+      ? {
+          field: "signerId",
+          message: `signer ${input.signerId} is a custody signer; a deployment needs a local key`,
+        }
+      : undefined);
+  if (!issue) return;
+  throw new BusinessError(
+    CHAIN_ERRORS.DEPLOYMENT_REFUSED,
+    `deployment refused: ${issue.field} ${issue.message}`,
+    {
+      field: issue.field,
+      rule: issue.message,
+      verdict: "rejected",
+    },
+  );
+}
 
 /**
  * An ERC-4337 write (docs/chains.md, "Account abstraction"): the owner signs the operation, then
@@ -211,7 +320,8 @@ async function runLocalTransaction(
   rules: LifecycleRules,
 ): Promise<TransactionResult> {
   const node = () => ctx.service(chainAccessService).chains.get(input.chainId);
-  const to = chainAddress(input.to, "to");
+  // No callee: a contract creation, whose address the receipt names once it confirms.
+  const to = input.to === undefined ? undefined : chainAddress(input.to, "to");
   const value = parseValue(chain, input.valueWei);
   const est = (await ctx.step(
     "estimate",
@@ -226,14 +336,11 @@ async function runLocalTransaction(
     { schema: estimateSchema(chain) },
   )) as Estimate;
   await ensureFunded(ctx, input, chain, from, est);
-  const floor = await ctx.step("nonce.floor", () =>
-    node().public.getTransactionCount({ address: from, blockTag: "pending" }),
-  );
-  const nonce = await ctx.step("nonce.reserve", () =>
-    ctx
-      .service(chainAccessService)
-      .reserveNonce({ chainId: input.chainId, sender: from, floor, commandId: ctx.executionId }),
-  );
+  const nonce = rules.parkNonce
+    ? await reserveNonceParked(ctx, input.chainId, from)
+    : rules.nonceWindow
+      ? await reserveNonceWithinWindow(ctx, input.chainId, from)
+      : await reserveUnbounded(ctx, input.chainId, from);
   const signer = () =>
     ctx.service(chainAccessService).signers.forOrg(ctx.orgId, input.signerId) as LocalKeySigner;
   const signed = SignedSchema;
@@ -276,6 +383,7 @@ async function runLocalTransaction(
   await sign({ maxFeePerGas: est.maxFeePerGas, maxPriorityFeePerGas: est.maxPriorityFeePerGas });
   const feeRules = await ctx.step("fee.rules", () => ({ ...node().config.fees }));
   let attention: { code: string; reason: string } | undefined;
+  let windowReleased = !rules.nonceWindow;
   for (let round = 0; ; round++) {
     const canBump = attention === undefined;
     const included = await waitForInclusion(
@@ -311,12 +419,20 @@ async function runLocalTransaction(
         };
       continue;
     }
+    if (!windowReleased) {
+      windowReleased = true;
+      await releaseNonceWindow(ctx, input.chainId, from);
+    }
     const final = await settle(ctx, input, round, included);
     if (final === "reorged") {
       const again = attempts.find((a) => a.hash === included.hash);
       if (again) await send(`rebroadcast:${round}`, again, again.fees, 2);
       continue;
     }
+    const contractAddress =
+      to === undefined && final === "confirmed"
+        ? await createdContract(ctx, input.chainId, included.hash)
+        : undefined;
     return {
       verdict: final,
       hash: included.hash,
@@ -325,8 +441,45 @@ async function runLocalTransaction(
       blockNumber: included.blockNumber,
       blockHash: included.blockHash,
       attempts: attempts.length,
+      ...(contractAddress ? { contractAddress } : {}),
     };
   }
+}
+
+/**
+ * The address a confirmed creation made, as its receipt names it (journaled: a replay reports the
+ * same address without asking the node again).
+ */
+async function createdContract(
+  ctx: WorkflowContext,
+  chainId: number,
+  hash: Hex,
+): Promise<string | undefined> {
+  const created = await ctx.step("deploy.address", async () => {
+    const receipt = await ctx
+      .service(chainAccessService)
+      .chains.get(chainId)
+      .public.getTransactionReceipt({ hash });
+    return receipt.contractAddress ? addressText(receipt.contractAddress) : null;
+  });
+  if (created === null) return undefined;
+  ctx.progress({ milestone: 3, stage: "final", hash, verdict: "confirmed", contractAddress: created });
+  return created;
+}
+
+/** The nonce of versions 1–4: no bound on the sender's unmined transactions. */
+async function reserveUnbounded(ctx: WorkflowContext, chainId: number, from: ChainAddress): Promise<number> {
+  const floor = await ctx.step("nonce.floor", () =>
+    ctx
+      .service(chainAccessService)
+      .chains.get(chainId)
+      .public.getTransactionCount({ address: from, blockTag: "pending" }),
+  );
+  return ctx.step("nonce.reserve", () =>
+    ctx
+      .service(chainAccessService)
+      .reserveNonce({ chainId, sender: from, floor, commandId: ctx.executionId }),
+  );
 }
 
 /** Milestone 3 once included; back to waiting for inclusion when a reorg drops the receipt. */

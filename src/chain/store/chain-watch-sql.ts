@@ -9,7 +9,10 @@ export interface ChainWait {
 
 /**
  * Executions of `workflow` waiting on a `confirmation` or `funding` condition of chain `chainId`,
- * oldest first (the projection's `waiting_for` list: docs/engine.md).
+ * oldest first (the projection's `waiting_for` list: docs/engine.md), leaving out a wait whose
+ * signal is already stored: it needs nothing more from the watcher (its execution consumes the
+ * signal when its turn comes), and listing it would keep newer waits out of a full batch while
+ * the runner is busy.
  */
 export const CHAIN_WAITS_SQL = `
   SELECT e.id, w->>'kind' AS kind, w->'details' AS details
@@ -17,9 +20,13 @@ export const CHAIN_WAITS_SQL = `
   WHERE e.status = 'waiting' AND e.workflow = $1
     AND w->>'kind' IN ('confirmation', 'funding')
     AND (w->'details'->>'chainId')::bigint = $2
+    AND NOT EXISTS (
+      SELECT 1 FROM signals s
+      WHERE s.execution_id = e.id AND s.name = w->'details'->>'signal' AND s.consumed_at IS NULL)
   ORDER BY e.updated_at
   LIMIT $3`;
 
+/** The waits {@link CHAIN_WAITS_SQL} lists, at most `limit`. */
 export async function listChainWaits(
   pool: Pool,
   workflow: string,

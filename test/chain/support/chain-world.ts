@@ -3,7 +3,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import {
   type ChainAccess,
   chainAccessService,
+  entityNonceReservationReader,
   entityNonceReserver,
+  entityParkedNonceReserver,
+  entityWindowedNonceReserver,
 } from "../../../src/chain/lifecycle/chain-access.js";
 import {
   chainTransaction,
@@ -11,6 +14,7 @@ import {
 } from "../../../src/chain/lifecycle/transaction-workflow.js";
 import { indexedHeightsService } from "../../../src/chain/lifecycle/wait-for-indexed.js";
 import { nonceEntity } from "../../../src/chain/nonce-entity.js";
+import { openNonceWindow } from "../../../src/chain/nonce-window.js";
 import { ChainClients } from "../../../src/chain/rpc-clients.js";
 import { createCustodyHttpSigner } from "../../../src/chain/signers/custody-http-signer.js";
 import { createLocalKeySigner } from "../../../src/chain/signers/local-key-signer.js";
@@ -22,7 +26,7 @@ import { chainSchema } from "../../../src/config/chains-schema.js";
 import type { TenorConfig } from "../../../src/config/schema.js";
 import { Secret } from "../../../src/config/secret.js";
 import type { EngineHooks } from "../../../src/engine/context-types.js";
-import type { ExecutionView } from "../../../src/engine/execution-client.js";
+import type { ExecutionClient, ExecutionView } from "../../../src/engine/execution-client.js";
 import { WorkflowRegistry } from "../../../src/engine/registry.js";
 import { provide, type ServiceProvision } from "../../../src/engine/services.js";
 import type { AnyWorkflow } from "../../../src/engine/workflow.js";
@@ -81,6 +85,8 @@ export interface ChainWorldOptions {
   anvil?: AnvilOptions;
   chain?: Record<string, unknown>;
   custody?: boolean;
+  /** False: no confirmation watcher runs; the test drives `watchOnce` itself. Default true. */
+  watcher?: boolean;
   /** Put the JSON-RPC fault proxy between the world's chain clients and anvil (`world.proxy`). */
   rpcProxy?: boolean;
   durable?: DurableOverrides;
@@ -144,6 +150,11 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
   let entities: EntityClient | undefined;
   // One object for the world's life: a test may point its `chains` elsewhere for a while.
   let chainAccess: ChainAccess | undefined;
+  // The engine's client exists once the harness is up; a run's window wake comes later still.
+  let engineClient: Pick<ExecutionClient, "signalMany"> | undefined;
+  const windowSignals: Pick<ExecutionClient, "signalMany"> = {
+    signalMany: (deliveries) => (engineClient as Pick<ExecutionClient, "signalMany">).signalMany(deliveries),
+  };
   const engine = await startEngineHarness({
     file: options.file,
     workflows: [...chainTransactionVersions, ...(options.workflows ?? [])],
@@ -164,6 +175,11 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
         chains: worldChains(connections.config.durable),
         signers: registry,
         reserveNonce: entityNonceReserver(nonces),
+        reserveNonceWithin: entityWindowedNonceReserver(nonces),
+        postNonceReservation: entityParkedNonceReserver(nonces, windowSignals),
+        nonceReservationReply: entityNonceReservationReader(nonces),
+        openNonceWindow: (window) =>
+          openNonceWindow({ pool: connections.pool, executions: windowSignals }, window),
         executionOrg: (id) => executionOrg(connections.pool, id),
       };
       return [
@@ -175,15 +191,19 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
       ];
     },
   });
+  engineClient = engine.client;
   const access = chainAccess as ChainAccess;
   const chains = access.chains;
-  const watcher = startConfirmationWatcher({
-    pool: engine.pool,
-    executions: engine.client,
-    chains,
-    owns: () => true,
-    logger: engine.logger,
-  });
+  const watcher =
+    options.watcher === false
+      ? undefined
+      : startConfirmationWatcher({
+          pool: engine.pool,
+          executions: engine.client,
+          chains,
+          owns: () => true,
+          logger: engine.logger,
+        });
   return {
     anvil,
     engine,
@@ -218,7 +238,7 @@ export async function startChainWorld(options: ChainWorldOptions): Promise<Chain
         timeoutMs,
       ),
     async stop() {
-      await watcher.stop();
+      await watcher?.stop();
       await engine.stop();
       await entities?.close().catch(() => undefined);
       await custody?.stop();
@@ -241,9 +261,13 @@ export function chainWorldApi(world: ChainWorld): ReturnType<typeof createPlatfo
     readiness: {},
     health: { draining: false },
     chainIds: [world.anvil.chainId],
+    ...(world.custody ? { custodySigners: WORLD_CUSTODY_SIGNERS } : {}),
     chains: world.chains,
   });
 }
+
+/** The custody signers a world started with `custody` holds, as the api role reads them from `signers`. */
+const WORLD_CUSTODY_SIGNERS = [{ id: "vault", orgId: "acme" }, { id: "platform-vault" }];
 
 /** Integrator keys of `acme` and `globex` on the world's API; each key's person is `ops@<org>`. */
 export async function integratorKeys(

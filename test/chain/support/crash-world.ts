@@ -10,6 +10,7 @@ import { createRedisConnection } from "../../../src/transport/redis-connection.j
 import { ANVIL_KEYS, type Anvil, startAnvil } from "../../support/anvil.js";
 import { writeTestConfig } from "../../support/config-file.js";
 import type { TestDatabase } from "../../support/database.js";
+import type { FastEntry } from "../../support/fast-entry.js";
 import { killAllProcesses, type TestProcess } from "../../support/processes.js";
 import { startFixtureRunner } from "../../support/role-process.js";
 import { createTestStores } from "../../support/test-stores.js";
@@ -29,7 +30,7 @@ export interface CrashWorld {
   /** A scratch directory for the configuration and the crash markers. */
   dir: string;
   /** Spawns `fixture` (a path from the repository root) with the world's environment plus `env`. */
-  startRunner(name: string, fixture: string, env?: Record<string, string>): Promise<TestProcess>;
+  startRunner(name: string, fixture: FastEntry, env?: Record<string, string>): Promise<TestProcess>;
   stop(): Promise<void>;
 }
 

@@ -7,15 +7,20 @@ import {
   distributorSalt,
 } from "../../../flows/corporate-actions/distributor.js";
 import { deploymentAddress } from "../../../flows/support/chain-writes.js";
-import { Distributor, TestToken } from "../../../src/chain/contracts/artifacts.js";
+import { Distributor } from "../../../src/chain/contracts/artifacts.js";
 import { ANVIL_KEYS } from "../../support/anvil.js";
 import { waitUntil } from "../../support/processes.js";
 import {
+  approvePayout,
   type CorporateWorld,
   deployTestToken,
   holderAddresses,
   mintMany,
+  payoutApprovalWait,
   startCorporateWorld,
+  startDistribution,
+  tokenBalance,
+  trackAsset,
   transferFrom,
 } from "./support/corporate-world.js";
 
@@ -59,10 +64,7 @@ beforeAll(async () => {
   // The payer and the treasury hold the asset too, and are never entitled.
   await mintMany(anvil, asset, [world.payer.toLowerCase() as Address, treasury], [10n ** 21n, 10n ** 22n]);
   await mintMany(anvil, payment, [world.payer], [DECLARED_UNITS * 2n]);
-  await world.db.pool.query(
-    "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
-    [anvil.chainId, asset, deployed.block.toString()],
-  );
+  await trackAsset(world, asset, deployed.block);
   // Record date between the seeding and a transfer the snapshot must not see.
   const last = await anvil.public.getBlock();
   recordDate = new Date(Number(last.timestamp + 5n) * 1000).toISOString();
@@ -88,17 +90,12 @@ function expectedEntitlements(): { owed: Map<string, bigint>; residue: bigint } 
   return { owed, residue: DECLARED_UNITS - paid };
 }
 
-async function paymentBalance(holder: Address): Promise<bigint> {
-  return world.anvil.public.readContract({
-    address: payment,
-    abi: TestToken.abi,
-    functionName: "balanceOf",
-    args: [holder],
-  });
+function paymentBalance(holder: Address): Promise<bigint> {
+  return tokenBalance(world.anvil, payment, holder);
 }
 
-async function start(): Promise<string> {
-  const res = await world.call("integrator", "POST", "/v1/workflows/corporate-action.distribute/executions", {
+function start(): Promise<string> {
+  return startDistribution(world, {
     actionId: ACTION_ID,
     kind: "dividend",
     chainId: world.anvil.chainId,
@@ -113,26 +110,11 @@ async function start(): Promise<string> {
     quorum: 2,
     fundingTimeout: "1h",
   });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.id as string;
 }
 
 /** Waits for the payout approval and has two distinct approvers vote for the hash they were shown. */
 async function approve(id: string) {
-  const waiting = await world.waitFor(
-    id,
-    (e) => e.status === "waiting" && e.waitingFor?.[0]?.kind === "approval",
-    "the payout approval",
-  );
-  const wait = waiting.waitingFor[0];
-  for (const person of ["approver", "approver2"] as const) {
-    const vote = await world.call(person, "POST", `/v1/executions/${id}/approvals/payout`, {
-      decision: "approve",
-      paramsHash: wait.details.paramsHash,
-    });
-    expect(vote.status, JSON.stringify(vote.body)).toBe(202);
-  }
-  return wait.details.params;
+  return (await approvePayout(world, id)).details.params;
 }
 
 /** The pending transactions in anvil's mempool (automine off). */
@@ -266,12 +248,7 @@ describe("a corporate action distribution", () => {
 });
 
 async function approvalParams(id: string) {
-  const waiting = await world.waitFor(
-    id,
-    (e) => e.status === "waiting" && e.waitingFor?.[0]?.kind === "approval",
-    "the payout approval",
-  );
-  return waiting.waitingFor[0].details.params as Record<string, string> & {
+  return (await payoutApprovalWait(world, id)).wait.details.params as Record<string, string> & {
     residue: string;
     entitled: string;
   };

@@ -9,7 +9,12 @@ import {
   deployTestToken,
   holderAddresses,
   mintMany,
+  payoutApprovalWait,
   startCorporateWorld,
+  startDistribution,
+  tokenBalance,
+  trackAsset,
+  votePayout,
 } from "./support/corporate-world.js";
 
 /**
@@ -48,10 +53,7 @@ beforeAll(async () => {
   await mintMany(anvil, lateAsset, holders, balances);
   await mintMany(anvil, payment, [world.payer], [PAYER_UNITS]);
   await mintMany(anvil, payment2, [world.payer2], [600_000_000n]);
-  await world.db.pool.query(
-    "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
-    [anvil.chainId, asset, tracked.block.toString()],
-  );
+  await trackAsset(world, asset, tracked.block);
   // The record date is the last seeded block's time; two later blocks settle it (finality depth 1).
   const last = await anvil.public.getBlock();
   recordDate = new Date(Number(last.timestamp) * 1000).toISOString();
@@ -69,8 +71,8 @@ afterAll(async () => {
   await world?.stop();
 });
 
-async function start(actionId: string, overrides: Record<string, unknown> = {}): Promise<string> {
-  const res = await world.call("integrator", "POST", "/v1/workflows/corporate-action.distribute/executions", {
+function start(actionId: string, overrides: Record<string, unknown> = {}): Promise<string> {
+  return startDistribution(world, {
     actionId,
     kind: "coupon",
     chainId: world.anvil.chainId,
@@ -85,47 +87,24 @@ async function start(actionId: string, overrides: Record<string, unknown> = {}):
     fundingTimeout: "1h",
     ...overrides,
   });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body.id as string;
 }
 
-/** The execution once the payout approval waits, and the wait itself. */
-async function approvalWait(id: string) {
-  const waiting = await world.waitFor(
-    id,
-    (e) => e.status === "waiting" && e.waitingFor?.[0]?.kind === "approval",
-    "the payout approval",
-  );
-  return { execution: waiting, wait: waiting.waitingFor[0] };
-}
+const approvalWait = (id: string) => payoutApprovalWait(world, id);
 
 async function failed(id: string) {
   return world.waitFor(id, (e) => e.status === "failed", "the execution failed");
 }
 
-async function vote(
+const vote = (
   id: string,
   person: "approver" | "approver2",
-  decision: string,
+  decision: "approve" | "reject",
   paramsHash: string,
   reason?: string,
-) {
-  const res = await world.call(person, "POST", `/v1/executions/${id}/approvals/payout`, {
-    decision,
-    paramsHash,
-    ...(reason === undefined ? {} : { reason }),
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  return res.body;
-}
+) => votePayout(world, id, person, decision, paramsHash, reason);
 
-async function paymentBalance(holder: Address, token: Address = payment): Promise<bigint> {
-  return world.anvil.public.readContract({
-    address: token,
-    abi: TestToken.abi,
-    functionName: "balanceOf",
-    args: [holder],
-  });
+function paymentBalance(holder: Address, token: Address = payment): Promise<bigint> {
+  return tokenBalance(world.anvil, token, holder);
 }
 
 /** No holder holds any of the payment token, and the payer still holds all it had. */

@@ -6,14 +6,18 @@ import {
   distributorSalt,
 } from "../../../flows/corporate-actions/distributor.js";
 import { deploymentAddress } from "../../../flows/support/chain-writes.js";
-import { Distributor, TestToken } from "../../../src/chain/contracts/artifacts.js";
+import { Distributor } from "../../../src/chain/contracts/artifacts.js";
 import { waitUntil } from "../../support/processes.js";
 import {
+  approvePayout,
   type CorporateWorld,
   deployTestToken,
   holderAddresses,
   mintMany,
   startCorporateWorld,
+  startDistribution,
+  tokenBalance,
+  trackAsset,
 } from "./support/corporate-world.js";
 
 /**
@@ -49,10 +53,7 @@ beforeAll(async () => {
   balances = holders.map((_, i) => BigInt(1 + ((i * 7919) % 997)) * 10n ** 15n + BigInt(i));
   await mintMany(anvil, asset, holders, balances);
   await mintMany(anvil, payment, [world.payer], [DECLARED_UNITS]);
-  await world.db.pool.query(
-    "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
-    [anvil.chainId, asset, deployed.block.toString()],
-  );
+  await trackAsset(world, asset, deployed.block);
   const last = await anvil.public.getBlock();
   recordDate = new Date(Number(last.timestamp) * 1000).toISOString();
   await anvil.test.setNextBlockTimestamp({ timestamp: last.timestamp + 10n });
@@ -64,17 +65,12 @@ afterAll(async () => {
   await world?.stop();
 });
 
-async function paymentBalance(holder: Address): Promise<bigint> {
-  return world.anvil.public.readContract({
-    address: payment,
-    abi: TestToken.abi,
-    functionName: "balanceOf",
-    args: [holder],
-  });
+function paymentBalance(holder: Address): Promise<bigint> {
+  return tokenBalance(world.anvil, payment, holder);
 }
 
 async function startAndApprove(): Promise<string> {
-  const res = await world.call("integrator", "POST", "/v1/workflows/corporate-action.distribute/executions", {
+  const id = await startDistribution(world, {
     actionId: ACTION_ID,
     kind: "coupon",
     chainId: world.anvil.chainId,
@@ -88,22 +84,8 @@ async function startAndApprove(): Promise<string> {
     quorum: 2,
     fundingTimeout: "1h",
   });
-  expect(res.status, JSON.stringify(res.body)).toBe(202);
-  const id = res.body.id as string;
-  const waiting = await world.waitFor(
-    id,
-    (e) => e.status === "waiting" && e.waitingFor?.[0]?.kind === "approval",
-    "the payout approval",
-  );
-  const wait = waiting.waitingFor[0];
+  const wait = await approvePayout(world, id);
   expect(wait.details.params).toMatchObject({ holders: HOLDERS, batches: BATCHES });
-  for (const person of ["approver", "approver2"] as const) {
-    const vote = await world.call(person, "POST", `/v1/executions/${id}/approvals/payout`, {
-      decision: "approve",
-      paramsHash: wait.details.paramsHash,
-    });
-    expect(vote.status, JSON.stringify(vote.body)).toBe(202);
-  }
   return id;
 }
 

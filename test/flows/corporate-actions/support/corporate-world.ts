@@ -265,3 +265,78 @@ async function startIndexer(db: TestDatabase, anvil: Anvil, config: TenorConfig,
     },
   };
 }
+
+/** Puts `token` in organisation acme's index scope from `height` (as an admin's tracked contract). */
+export async function trackAsset(world: CorporateWorld, token: Address, height: bigint): Promise<void> {
+  await world.db.pool.query(
+    "INSERT INTO ledger_scope (chain_id, org_id, address, kind, added_height) VALUES ($1, 'acme', $2, 'erc20', $3)",
+    [world.anvil.chainId, token, height.toString()],
+  );
+}
+
+/** What `holder` holds of `token`, read from the node. */
+export function tokenBalance(anvil: Anvil, token: Address, holder: Address): Promise<bigint> {
+  return anvil.public.readContract({
+    address: token,
+    abi: TestToken.abi,
+    functionName: "balanceOf",
+    args: [holder],
+  });
+}
+
+/** Starts `corporate-action.distribute` as the integrator with `input`; returns the execution id. */
+export async function startDistribution(
+  world: CorporateWorld,
+  input: Record<string, unknown>,
+): Promise<string> {
+  const res = await world.call(
+    "integrator",
+    "POST",
+    "/v1/workflows/corporate-action.distribute/executions",
+    input,
+  );
+  if (res.status !== 202)
+    throw new Error(`the distribution was not accepted: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+/** The execution once its payout approval waits, and that wait. */
+export async function payoutApprovalWait(
+  world: CorporateWorld,
+  id: string,
+): Promise<{ execution: Json; wait: Json }> {
+  const execution = await world.waitFor(
+    id,
+    (e) => e.status === "waiting" && e.waitingFor?.[0]?.kind === "approval",
+    "the payout approval",
+  );
+  return { execution, wait: execution.waitingFor[0] };
+}
+
+/** One approver's vote on the payout of `id`; returns the vote's answer. */
+export async function votePayout(
+  world: CorporateWorld,
+  id: string,
+  person: "approver" | "approver2",
+  decision: "approve" | "reject",
+  paramsHash: string,
+  reason?: string,
+): Promise<Json> {
+  const res = await world.call(person, "POST", `/v1/executions/${id}/approvals/payout`, {
+    decision,
+    paramsHash,
+    ...(reason === undefined ? {} : { reason }),
+  });
+  if (res.status !== 202)
+    throw new Error(`the vote was not accepted: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Waits for the payout approval and has both approvers approve the hash they were shown. */
+export async function approvePayout(world: CorporateWorld, id: string): Promise<Json> {
+  const { wait } = await payoutApprovalWait(world, id);
+  for (const person of ["approver", "approver2"] as const) {
+    await votePayout(world, id, person, "approve", wait.details.paramsHash);
+  }
+  return wait;
+}
