@@ -2,6 +2,7 @@ import { chainTransactionVersions } from "../src/chain/lifecycle/transaction-wor
 import type { AnyActivity } from "../src/engine/activity.js";
 import type { AnyWorkflow } from "../src/engine/workflow.js";
 import { createAsset } from "./assets/create-asset.js";
+import { mintAsset } from "./assets/mint-asset.js";
 import { corporateActionDistribution } from "./corporate-actions/distribution.js";
 import { demoAssetIssue, deployDemoToken, provisionDemoWallet } from "./demo-asset-issue.js";
 import { demoSteps } from "./demo-steps.js";
@@ -16,6 +17,7 @@ export const ALL_WORKFLOWS: readonly AnyWorkflow[] = [
   ...chainTransactionVersions,
   deployOrganisationSystem,
   createAsset,
+  mintAsset,
   claimBatch,
   corporateActionDistribution,
 ];

@@ -43,6 +43,8 @@ export interface AssetProgress {
 }
 
 export interface AssetRegistry {
+  /** The organisation's asset with this id, or undefined (another organisation's too). */
+  get(orgId: string, id: string): Promise<AssetRecord | undefined>;
   /** Inserts the asset row for (org, template, symbol) unless it exists, and says who owns it. */
   claim(asset: NewAsset): Promise<AssetClaim>;
   /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MintHolders } from "./mint-holders.js";
 
 /**
  * The input and output of `asset.create` (docs/assets.md). The input names a template and what the
@@ -34,3 +35,34 @@ export const CreateAssetOutput = z.object({
   hashes: z.array(AssetHash),
 });
 export type CreateAssetOutput = z.infer<typeof CreateAssetOutput>;
+
+/**
+ * The name of the mint workflow, apart from its definition: the route starts it by name, and a
+ * process that imports the routes (the api) does not declare a workflow its runner must register.
+ */
+export const MINT_ASSET_WORKFLOW = "asset.mint";
+
+/**
+ * The input of `asset.mint` (docs/assets.md, "Minting"): the asset and its holders as the caller
+ * wrote them. The organisation is the execution's (the API key's), never a field.
+ */
+export const MintAssetInput = z
+  .object({
+    assetId: z.uuid(),
+    holders: MintHolders,
+  })
+  .strict();
+export type MintAssetInput = z.infer<typeof MintAssetInput>;
+
+export const MintAssetOutput = z.object({
+  assetId: z.string(),
+  token: z.string(),
+  /** The `mintBatch` transaction. */
+  hash: z.string(),
+  blockNumber: z.string(),
+  /** How many holders were credited. */
+  holders: z.number().int(),
+  /** The sum minted, in the token's base units (a decimal integer string). */
+  totalUnits: z.string(),
+});
+export type MintAssetOutput = z.infer<typeof MintAssetOutput>;

@@ -5,7 +5,7 @@
  */
 
 /** The roles that act inside one organisation (README, "API keys and roles"). */
-export const ORG_ROLES = ["integrator", "approver", "operator", "admin"] as const;
+export const ORG_ROLES = ["integrator", "approver", "operator", "admin", "issuer"] as const;
 /** The roles that operate the platform's queues (Bull Board) and belong to no organisation. */
 export const PLATFORM_ROLES = ["platform-operator", "platform-admin"] as const;
 /** Every role an API key can act in: the `ApiRole` enum of prisma/schema.prisma. */

@@ -8,6 +8,7 @@ import {
   queryPattern,
 } from "../../../src/api/query-params.js";
 import { TEMPLATE_ID_PATTERN } from "../../../src/config/asset-templates-schema.js";
+import { MintHolders } from "../mint-holders.js";
 
 /**
  * Schemas of the assets module (docs/assets.md, "Reading assets"): the handlers parse with them
@@ -71,3 +72,14 @@ export const AssetListQuery = z
   .object(ListParameters)
   .catchall(noOtherParameters(Object.keys(ListParameters)))
   .meta({ id: "AssetListQuery" });
+
+/** `POST /v1/assets/{id}/mints`: who receives how much; the asset is the path's, the organisation the key's. */
+export const AssetMintBody = z
+  .object({
+    holders: MintHolders.meta({
+      description:
+        "1–200 holders, each address once, each amount in whole tokens at most the token's decimals.",
+    }),
+  })
+  .strict()
+  .meta({ id: "AssetMintRequest" });

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "ApiRole" ADD VALUE 'issuer';
