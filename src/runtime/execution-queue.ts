@@ -1,4 +1,4 @@
-import { type JobsOptions, Queue } from "bullmq";
+import { type Job, type JobsOptions, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import type { ActivityDispatch, ChildDispatcher } from "../engine/context.js";
 import type { Logger } from "../observability/logger.js";
@@ -201,6 +201,24 @@ export class ExecutionQueue implements ChildDispatcher {
       await queue.add(request.activity, data, unlinked);
     }
     return { state: "dispatched" };
+  }
+
+  /**
+   * True when a child job of `job` failed with its failure left to the parent (an activity, whose
+   * failure policy the parent's next turn applies: dispatchActivity reads it and the run suspends)
+   * and that failure is still unread: the child sits in its queue's failed set. A failure an
+   * earlier turn read has had its job removed, so its stale entry in the parent's list does not
+   * count. Keys are `<prefix>:<queue>:<job id>`; job ids hold no colon.
+   */
+  async hasUnreadChildFailure(job: Job): Promise<boolean> {
+    const failures = await job.getIgnoredChildrenFailures();
+    for (const key of Object.keys(failures)) {
+      const cut = key.lastIndexOf(":");
+      if (cut <= 0) continue;
+      if ((await this.connection.zscore(`${key.slice(0, cut)}:failed`, key.slice(cut + 1))) !== null)
+        return true;
+    }
+    return false;
   }
 
   private activityQueue(name: string): Queue<ActivityJobData> {

@@ -224,7 +224,21 @@ async function processExecutionJob(
           // which the sweep added this job back alone). PostgreSQL decides: a finished child's
           // outcome is for a new turn now; a child still running wakes this parent when it
           // finishes (wakeParent), so park until then instead of re-running turns while it works.
-          if (await childWaitSatisfiable(options, executionId, log)) {
+          // An activity whose job failed while this turn ran released no one (the job was
+          // active) and left nothing in PostgreSQL; its failure is BullMQ's to tell. Without
+          // this look the run parked for MAX_PARK_MS instead of suspending.
+          if (
+            (await mayBeOver(
+              () => options.waits.satisfiable(executionId),
+              "whether a parked child wait is over",
+              log,
+            )) ||
+            (await mayBeOver(
+              () => options.queue.hasUnreadChildFailure(job),
+              "whether a child job failed",
+              log,
+            ))
+          ) {
             if (round < MAX_ROUNDS - 1) continue;
             await parkUntilDue(job, token, Date.now() + CHILD_POLL_MS, options);
             throw new DelayedError();
@@ -299,19 +313,15 @@ function observeJobWait(job: Job<ExecutionJobData>, options: ExecutionWorkerOpti
 }
 
 /**
- * Whether a parked wait BullMQ holds no child for can be satisfied now (a child finished, an
- * activity recorded its outcome). An unreadable answer counts as yes: the caller then re-runs or
- * polls as it would without the probe, never parking on a wait that may be over.
+ * One answer about a parked wait BullMQ holds no child for (`what` names it in the log): may the
+ * wait be over? An unreadable answer counts as yes: the caller then re-runs or polls as it would
+ * without the probe, never parking on a wait that may be over.
  */
-async function childWaitSatisfiable(
-  options: ExecutionWorkerOptions,
-  executionId: string,
-  log: Logger,
-): Promise<boolean> {
+async function mayBeOver(read: () => Promise<boolean>, what: string, log: Logger): Promise<boolean> {
   try {
-    return await options.waits.satisfiable(executionId);
+    return await read();
   } catch (error) {
-    log.warn("could not read whether a parked child wait is over", { error: (error as Error).message });
+    log.warn(`could not read ${what}`, { error: (error as Error).message });
     return true;
   }
 }

@@ -82,6 +82,47 @@ const limited = defineActivity({
   },
 });
 
+let failFastLeft = 0;
+
+/** Fails its job at once (one attempt) while `failFastLeft` lasts: the failure policy's case. */
+const failFast = defineActivity({
+  name: "test.fail-fast",
+  queue: { name: "provider" },
+  input: Tag,
+  output: z.object({ ok: z.boolean() }),
+  retry: { attempts: 1 },
+  async run(input) {
+    await h.recordEffect(`${input.tag}:fail-fast`);
+    if (failFastLeft > 0) {
+      failFastLeft--;
+      throw new Error("provider unavailable");
+    }
+    return { ok: true };
+  },
+});
+
+/**
+ * The activity's job fails while the turn that dispatched it still runs (a slow step beside it),
+ * so the failure lands before the parent parks: BullMQ has no pending child left to wait for and
+ * PostgreSQL has no outcome of the activity.
+ */
+const failsBeforeParkFlow = defineWorkflow({
+  name: "test.activities.fails-before-park",
+  version: 1,
+  input: Tag,
+  output: z.object({ ok: z.boolean(), slow: z.string() }),
+  async run(ctx, input) {
+    const [fast, slow] = await Promise.all([
+      ctx.step("fail-fast", failFast, { input }),
+      ctx.step("slow", async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        return "done";
+      }),
+    ]);
+    return { ok: fast.ok, slow };
+  },
+});
+
 let releaseGate: () => void = () => {};
 const gateOpen = () =>
   new Promise<void>((resolve) => {
@@ -163,8 +204,8 @@ const limitedFlow = defineWorkflow({
 beforeAll(async () => {
   h = await startEngineHarness({
     file: import.meta.url,
-    workflows: [signTwice, refused, flakyFlow, limitedFlow, gatedFlow],
-    activities: [sign, refuse, flaky, limited, gated],
+    workflows: [signTwice, refused, flakyFlow, limitedFlow, gatedFlow, failsBeforeParkFlow],
+    activities: [sign, refuse, flaky, limited, gated, failFast],
     durable: { recovery: { maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 200 } },
   });
 });
@@ -261,6 +302,20 @@ describe("activities on named queues", () => {
     expect(await h.effectCount("f1:flaky")).toBe(5);
   });
 
+  it("suspends the execution when the activity's job failed before the turn that dispatched it parked", async () => {
+    failFastLeft = 1;
+    const { executionId } = await h.client.start({
+      workflow: "test.activities.fails-before-park",
+      input: { tag: "fp1" },
+    });
+    // Without the check, the turn parked for a day: nothing in PostgreSQL said the wait was over.
+    const suspended = await h.waitForStatus(executionId, "suspended", 15_000);
+    expect(suspended.waitingFor?.[0]).toMatchObject({ kind: "recovery", name: "fail-fast" });
+    const done = await h.waitForStatus(executionId, "completed", 20_000);
+    expect(done.output).toEqual({ ok: true, slow: "done" });
+    expect(await h.effectCount("fp1:fail-fast")).toBe(2);
+  });
+
   it("applies the queue's rate limit: at most 2 starts per second", async () => {
     startedAt.length = 0;
     const ids = await Promise.all(
@@ -286,7 +341,7 @@ describe("activity registration", () => {
 
   it("refuses to start a runner when a declared activity is not registered", async () => {
     expect(() => new ActivityRegistry([sign]).assertAllDeclaredRegistered()).toThrow(
-      /activities declared but not registered with this runner: test.refuse, test.flaky, test.limited, test.gated/,
+      /activities declared but not registered with this runner: test.refuse, test.flaky, test.limited, test.fail-fast, test.gated/,
     );
   });
 });
