@@ -94,6 +94,12 @@ export interface ApiDeps {
   poolWaitMs?: () => number;
   /** Ids of the configured chains (`chains[].id`); a write to any other chain is refused at once. */
   chainIds: readonly number[];
+  /**
+   * The configured custody signers (`signers[]` of kind `custody`: id, and organisation unless the
+   * platform's): a contract deployment through one is refused at the request, since the provider's
+   * intents always name a callee.
+   */
+  custodySigners: readonly CustodySignerRef[];
   /** The configured chains' heads and code, read from their nodes (a tracked contract's start height is checked). */
   chainProbe: ChainProbe;
   /**
@@ -105,4 +111,11 @@ export interface ApiDeps {
   webhookStore: WebhookStore;
   /** Ed25519 private key that signs evidence exports (`evidence.signingKey`); none: exports are refused. */
   evidenceKey?: KeyObject;
+}
+
+/** A custody signer as the API knows it: no secret, no provider address. */
+export interface CustodySignerRef {
+  id: string;
+  /** Unset: the platform's signer, usable by every organisation. */
+  orgId?: string | undefined;
 }

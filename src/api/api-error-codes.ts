@@ -45,6 +45,8 @@ export const API_ERRORS = {
   EVIDENCE_SIGNING_DISABLED: "EVIDENCE_SIGNING_DISABLED",
   /** No asset of the key's organisation has this id (another organisation's answers the same). */
   ASSET_NOT_FOUND: "ASSET_NOT_FOUND",
+  /** A mint of an asset that is not active (still paused: its token cannot mint yet). */
+  ASSET_NOT_ACTIVE: "ASSET_NOT_ACTIVE",
   /** 429: this key's request budget (`api.rateLimit`) is spent; retry after `Retry-After` seconds. */
   RATE_LIMITED: "RATE_LIMITED",
   /**

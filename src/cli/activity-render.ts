@@ -1,6 +1,7 @@
 /**
  * `tenor runs get`'s part from the activity resource (`GET /v1/executions/{id}/activity`): input
- * and output (their size and hash when the key may not read payloads), parent, children, signals.
+ * and output (their size and hash when the key may not read payloads), parent, children, signals,
+ * votes and, for keys that may read the audit trail (operator, admin), the audit entries of the run.
  */
 
 interface Payload {
@@ -28,6 +29,8 @@ export interface ActivityBody {
     payload: Payload;
   }[];
   votes: { approval: string; decision: string; approver: { name: string; subject: string }; at: string }[];
+  auditIncluded: boolean;
+  audit: { at: string; action: string; subject: string; role: string; target: string; outcome: string }[];
 }
 
 /** The JSON itself when this key may read it, else `(N bytes, sha256 abc…; payloads for operator and admin)`. */
@@ -64,5 +67,15 @@ export function renderActivity(a: ActivityBody): string {
     for (const v of a.votes)
       text += `  - ${v.approval}: ${v.decision} by ${v.approver.subject} (key ${v.approver.name}) at ${v.at}\n`;
   }
+  return text + renderAudit(a);
+}
+
+/** Each entry: when, action, who, target and outcome (`accepted` or the refusal's code). */
+function renderAudit(a: ActivityBody): string {
+  if (!a.auditIncluded) return "audit: (for operator and admin)\n";
+  if (a.audit.length === 0) return "audit: none\n";
+  let text = "audit:\n";
+  for (const e of a.audit)
+    text += `  - ${e.at} ${e.action} by ${e.subject} (${e.role}) on ${e.target}: ${e.outcome}\n`;
   return text;
 }

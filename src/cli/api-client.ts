@@ -26,14 +26,31 @@ export class ApiClient {
   ) {}
 
   async get<T = unknown>(path: string): Promise<T> {
-    return this.call<T>("GET", path);
+    return (await this.call<T>("GET", path)).body;
   }
 
   async post<T = unknown>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> {
+    return (await this.call<T>("POST", path, body, headers)).body;
+  }
+
+  /**
+   * A POST whose answer's headers matter too (a start answered from its Idempotency-Key says so in
+   * `Idempotent-Replayed`).
+   */
+  async postAnswer<T = unknown>(
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ body: T; headers: Headers }> {
     return this.call<T>("POST", path, body, headers);
   }
 
-  private async call<T>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  private async call<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ body: T; headers: Headers }> {
     let res: Response;
     try {
       res = await fetch(new URL(path, this.baseUrl), {
@@ -72,7 +89,7 @@ export class ApiClient {
         problem.details ?? {},
       );
     }
-    return json as T;
+    return { body: json as T, headers: res.headers };
   }
 }
 

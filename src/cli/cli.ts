@@ -64,6 +64,10 @@ async function dispatch(command: string | undefined, rest: string[], options: Cl
       const { runContractsCommand } = await import("./contracts-command.js");
       return runContractsCommand(rest, apiClientFromEnv(env), io);
     }
+    case "assets": {
+      const { runAssetsCommand } = await import("./assets-command.js");
+      return runAssetsCommand(rest, apiClientFromEnv(env), io);
+    }
     case "ops": {
       const { runOpsCommand } = await import("./ops-command.js");
       return runOpsCommand(rest, apiClientFromEnv(env), io);

@@ -6,7 +6,7 @@ import type { PgAudit } from "../store/pg-audit.js";
 import { type CommandIo, UsageError } from "./cli-io.js";
 
 export const KEYS_USAGE = `Usage:
-  npm run tenor -- keys create --org <org> --role <integrator|approver|operator|admin> --subject <who> [--name <label>]
+  npm run tenor -- keys create --org <org> --role <${ORG_ROLES.join("|")}> --subject <who> [--name <label>]
   npm run tenor -- keys create --platform --role <platform-operator|platform-admin> --subject <who> [--name <label>]
       Issues a key and prints it once on stdout (only its SHA-256 is stored). --subject names the
       person or system the key is issued to (alice@acme): approvals count distinct subjects.

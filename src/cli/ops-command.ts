@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { ApiClient } from "./api-client.js";
 import { answerPrinter, type CommandIo, EXIT, UsageError } from "./cli-io.js";
+import { EXECUTION_FILTER_OPTIONS, parseExecutionFilterFlags } from "./execution-filter-flags.js";
 import { renderFields, renderTable } from "./table.js";
 
 /** A bulk operation as the API answers it (Operation in the OpenAPI document). */
@@ -32,13 +33,8 @@ interface FailureView {
 const OPTIONS = {
   json: { type: "boolean" },
   action: { type: "string" },
-  workflow: { type: "string" },
+  ...EXECUTION_FILTER_OPTIONS,
   version: { type: "string" },
-  status: { type: "string" },
-  code: { type: "string" },
-  key: { type: "string" },
-  "created-after": { type: "string" },
-  "created-before": { type: "string" },
   reason: { type: "string" },
   signal: { type: "string" },
   payload: { type: "string" },
@@ -137,23 +133,18 @@ type Values = Partial<Record<keyof typeof OPTIONS, string | boolean>>;
 /** The body of POST /v1/operations from the flags; the API validates and names what is wrong. */
 function createBody(values: Values): Record<string, unknown> {
   const action = values.action;
-  if (typeof action !== "string") throw new UsageError("ops create needs --action cancel|resume|signal");
+  if (typeof action !== "string")
+    throw new UsageError("ops create needs --action cancel|resume|signal|pause|unpause|reset-to-version");
   const text = (name: keyof typeof OPTIONS) =>
     typeof values[name] === "string" ? (values[name] as string) : undefined;
-  const filter: Record<string, unknown> = {};
-  if (text("workflow") !== undefined) filter.workflow = text("workflow");
+  // Bulk operations also select by workflow version, which the run list does not.
+  const filter: Record<string, unknown> = { ...parseExecutionFilterFlags(values) };
   const version = text("version");
   if (version !== undefined) {
     if (!/^\d+$/.test(version))
       throw new UsageError(`--version must be a whole number, got ${JSON.stringify(version)}`);
     filter.version = Number(version);
   }
-  const status = text("status");
-  if (status !== undefined) filter.status = status.split(",").map((s) => s.trim());
-  if (text("code") !== undefined) filter.code = text("code");
-  if (text("key") !== undefined) filter.key = text("key");
-  if (text("created-after") !== undefined) filter.createdAfter = text("created-after");
-  if (text("created-before") !== undefined) filter.createdBefore = text("created-before");
   const body: Record<string, unknown> = { action, filter };
   if (text("reason") !== undefined) body.reason = text("reason");
   const signal = text("signal");

@@ -3,9 +3,15 @@ import { type ActivityBody, renderActivity } from "./activity-render.js";
 import type { ApiClient } from "./api-client.js";
 import { answerPrinter, type CommandIo, EXIT, UsageError } from "./cli-io.js";
 import {
+  EXECUTION_FILTER_OPTIONS,
+  executionFilterQuery,
+  parseExecutionFilterFlags,
+} from "./execution-filter-flags.js";
+import {
   type Cancellation,
   cancelledBy,
   type Pause,
+  type ResetBody,
   renderExecution,
   renderExecutionList,
   renderSteps,
@@ -15,13 +21,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const OPTIONS = {
   json: { type: "boolean" },
-  workflow: { type: "string" },
-  status: { type: "string" },
-  code: { type: "string" },
-  key: { type: "string" },
+  ...EXECUTION_FILTER_OPTIONS,
   "idempotency-key": { type: "string" },
-  "created-after": { type: "string" },
-  "created-before": { type: "string" },
   limit: { type: "string" },
   cursor: { type: "string" },
   parent: { type: "string" },
@@ -29,6 +30,7 @@ const OPTIONS = {
   payload: { type: "string" },
   reject: { type: "boolean" },
   reason: { type: "string" },
+  position: { type: "string" },
 } as const;
 
 /** `tenor runs ...` through the Platform API; returns the exit code. */
@@ -47,14 +49,10 @@ export async function runRunsCommand(
   const print = answerPrinter(io, values.json);
   switch (action) {
     case "list": {
-      const query = new URLSearchParams();
-      for (const name of ["workflow", "status", "code", "key", "limit", "cursor"] as const) {
-        const value = values[name];
-        if (value !== undefined) query.set(name, value);
-      }
+      const query = executionFilterQuery(parseExecutionFilterFlags(values));
+      if (values.limit !== undefined) query.set("limit", values.limit);
+      if (values.cursor !== undefined) query.set("cursor", values.cursor);
       if (values["idempotency-key"] !== undefined) query.set("idempotencyKey", values["idempotency-key"]);
-      if (values["created-after"] !== undefined) query.set("createdAfter", values["created-after"]);
-      if (values["created-before"] !== undefined) query.set("createdBefore", values["created-before"]);
       if (values.parent !== undefined) query.set("parentId", values.parent);
       if (values["include-children"]) query.set("includeChildren", "true");
       const body = await api.get<Parameters<typeof renderExecutionList>[0]>(`/v1/executions?${query}`);
@@ -149,6 +147,8 @@ export async function runRunsCommand(
       print(body, () => `${id} unpaused: it runs again now\n`);
       return EXIT.OK;
     }
+    case "reset":
+      return resetRun(api, print, positionals, values);
     default:
       throw new UsageError(action ? `unknown runs command ${JSON.stringify(action)}` : "name a runs command");
   }
@@ -216,6 +216,38 @@ export function renderVoteAnswer(decision: string, body: VoteAnswer): string {
     text += v.reason === null ? "\n" : `: ${v.reason}\n`;
   }
   return text;
+}
+
+/** `tenor runs reset <id> --position N --reason <text> [--idempotency-key <key>]`. */
+async function resetRun(
+  api: ApiClient,
+  print: ReturnType<typeof answerPrinter>,
+  positionals: readonly string[],
+  values: { position?: string; reason?: string; "idempotency-key"?: string },
+): Promise<number> {
+  const id = executionId(positionals, 0);
+  const position = Number(
+    required(values.position, "--position <n> is required: the first journal position to set aside"),
+  );
+  if (!Number.isInteger(position) || position < 0) {
+    throw new UsageError(`--position must be a whole number ≥ 0, got ${JSON.stringify(values.position)}`);
+  }
+  const reason = required(values.reason, "--reason <text> is required: it is kept with the reset");
+  const key = values["idempotency-key"];
+  const body = await api.post<{ duplicate: boolean; reset: ResetBody }>(
+    `/v1/executions/${id}/reset`,
+    { position, reason },
+    key === undefined ? {} : { "Idempotency-Key": key },
+  );
+  const r = body.reset;
+  print(
+    body,
+    () =>
+      `${id} reset${body.duplicate ? " (already, by this Idempotency-Key)" : ""}: from position ${r.position} on ` +
+      `version ${r.toVersion} (was ${r.fromVersion}); ${r.setAside} positions set aside, ` +
+      `${r.signalsReturned} signals given back; it runs again now\n`,
+  );
+  return EXIT.OK;
 }
 
 function executionId(positionals: readonly string[], index: number): string {

@@ -36,6 +36,20 @@ export interface Pause {
   reason: string | null;
 }
 
+/** A reset of an execution (`resets` of `GET /v1/executions/{id}`), with the positions it set aside. */
+export interface ResetBody {
+  id: string;
+  position: number;
+  fromVersion: number;
+  toVersion: number;
+  at: string;
+  by: { name: string; subject: string; role: string } | null;
+  reason: string | null;
+  setAside: number;
+  signalsReturned: number;
+  entries?: { position: number; kind: string; name: string; state: string }[];
+}
+
 export interface ExecutionBody {
   id: string;
   workflow: string;
@@ -50,6 +64,7 @@ export interface ExecutionBody {
   cancelRequestedAt: string | null;
   cancellation?: Cancellation | null;
   pause?: Pause | null;
+  resets?: ResetBody[];
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
@@ -129,6 +144,20 @@ export function renderExecution(e: ExecutionBody): string {
     text += `failure: ${f.code}: ${f.message}\n  ${f.retryable ? "retryable" : "not retryable"}: ${f.guidance}\n`;
   }
   if (e.hold) text += `held: ${e.hold.code}: ${e.hold.message}\n  what to do: ${e.hold.guidance}\n`;
+  return text + renderResets(e.resets ?? []);
+}
+
+/** Each reset, and under it the positions it set aside (kept for the record, no longer replayed). */
+export function renderResets(resets: readonly ResetBody[]): string {
+  let text = "";
+  for (const r of resets) {
+    const by = r.by ? ` by ${r.by.subject} (key ${r.by.name})` : "";
+    text += `reset ${r.at}${by}${r.reason ? `: ${r.reason}` : ""}\n`;
+    text += `  from position ${r.position}, version ${r.fromVersion} → ${r.toVersion}; set aside:\n`;
+    for (const entry of r.entries ?? []) {
+      text += `    ${entry.position} ${entry.kind} ${entry.name} (${entry.state})\n`;
+    }
+  }
   return text;
 }
 

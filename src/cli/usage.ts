@@ -11,7 +11,8 @@ export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,..
                                            --parent: the child runs of <id>
   tenor runs get <id> [--json]             status, what it waits for and until when, failure and guidance,
                                            input and output (their size for keys without payload access),
-                                           parent, children, signals delivered and votes
+                                           parent, children, signals delivered, votes and
+                                           audit entries (operator, admin)
   tenor runs steps <id> [--json]           the journal as a timeline with durations (a timer's real length)
   tenor runs history <id> > <file>         the recorded history (journal, workflow version, input, ending)
                                            as JSON, for \`tenor replay\` (operator, admin)
@@ -28,6 +29,9 @@ export const RUNS_USAGE = `  tenor runs list [--workflow <name>] [--status <s,..
                                            the run finishes its current step and takes no new turn
                                            until unpaused, across restarts (operator, admin)
   tenor runs unpause <id> [--json]         a paused run goes on from where it stopped
+  tenor runs reset <id> --position <n> --reason <text> [--idempotency-key <key>] [--json]
+                                           a held, suspended or failed run goes on from position n on
+                                           the newest version; later positions are set aside, kept
 `;
 
 export const COMPAT_USAGE = `  tenor compat --against <module or directory> [--json] [--timeout-ms <n>]
@@ -67,7 +71,15 @@ export const CONTRACTS_USAGE = `  tenor contracts add <address> --chain <id> --f
                                            the contracts the organisation tracks on the chain
 `;
 
-export const OPS_USAGE = `  tenor ops create --action cancel|resume|signal [--workflow <name>] [--version <n>] [--status <s,...>]
+export const ASSETS_USAGE = `  tenor assets mint <asset id> --idempotency-key <key> (--holder <address>=<amount>... | --holders <file>) [--json]
+                                           mints an active asset to holders in one mintBatch (issuer, admin;
+                                           audited); amounts in whole tokens; <file>: a JSON array of
+                                           {address, amount} (.json) or address,amount lines; the same key
+                                           again answers the same mint and mints nothing more
+`;
+
+export const OPS_USAGE = `  tenor ops create --action cancel|resume|signal|pause|unpause|reset-to-version
+                  [--workflow <name>] [--version <n>] [--status <s,...>]
                   [--code <CODE>] [--key <key>] [--created-after <iso>] [--created-before <iso>]
                   [--reason <text>] [--signal <name> [--payload <json>]] [--dry-run] [--json]
                                            acts on every run the filter matches now (at least one filter;
@@ -85,7 +97,7 @@ export const RUNNERS_USAGE = `  tenor runners [--json]                   live ru
 export const USAGE = `Usage: tenor <command> (npm run tenor -- <command>)
 
 Through the Platform API (TENOR_API_URL, TENOR_API_KEY):
-${RUNS_USAGE}${OPS_USAGE}${CONTRACTS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
+${RUNS_USAGE}${OPS_USAGE}${CONTRACTS_USAGE}${ASSETS_USAGE}${SCHEDULES_USAGE}${RUNNERS_USAGE}
 Directly on the database (DATABASE_URL; doctor also REDIS_URL and the role configuration):
 ${KEYS_USAGE.replace(/^Usage:\n/, "").replaceAll("npm run tenor --", "tenor")}${DOCTOR_USAGE}${COMPAT_USAGE}
 Offline:
@@ -97,6 +109,7 @@ Human tables by default; --json prints what scripts need. Exit codes: 0 done, 1 
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   runs: RUNS_USAGE,
   contracts: CONTRACTS_USAGE,
+  assets: ASSETS_USAGE,
   ops: OPS_USAGE,
   schedules: SCHEDULES_USAGE,
   runners: RUNNERS_USAGE,

@@ -52,6 +52,25 @@ export const ENGINE_ERRORS = {
   EXECUTION_TERMINAL: "EXECUTION_TERMINAL",
   /** Resume asked of an execution that is not suspended or held (a bulk operation's item). */
   EXECUTION_NOT_SUSPENDED: "EXECUTION_NOT_SUSPENDED",
+  /**
+   * Reset asked of a run that is running, waiting or completed, or of a failed run that was
+   * cancelled, is a child or held a key (`details.status`, `details.rule`; docs/engine.md, "Reset").
+   */
+  EXECUTION_NOT_RESETTABLE: "EXECUTION_NOT_RESETTABLE",
+  /** Reset to a position outside 0..journal length (`details.min`, `details.max`). */
+  RESET_POSITION_OUT_OF_RANGE: "RESET_POSITION_OUT_OF_RANGE",
+  /**
+   * Reset that would set aside a child workflow or an activity still in flight (`details.position`):
+   * their ids derive from the position, so the new code would meet them again.
+   */
+  RESET_SETS_ASIDE_DISPATCHED: "RESET_SETS_ASIDE_DISPATCHED",
+  /**
+   * The newest version cannot replay the positions a reset keeps (`details.position`: the first
+   * that differs; `recorded`, `found`), checked by the dry replay `tenor compat` uses.
+   */
+  RESET_PREFIX_NOT_REPLAYABLE: "RESET_PREFIX_NOT_REPLAYABLE",
+  /** Unpause asked of a run that is not paused (a bulk operation's item). */
+  EXECUTION_NOT_PAUSED: "EXECUTION_NOT_PAUSED",
   /** A signal's payload failed the schema its workflow declares (a bulk operation's item). */
   SIGNAL_INVALID: "SIGNAL_INVALID",
   /** A step result that is not JSON-safe and has no schema to encode it. */

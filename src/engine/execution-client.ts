@@ -54,7 +54,27 @@ export interface ExecutionQueries {
     idempotencyKey: string | null,
     sentBy?: SignalSender | null,
   ): Promise<boolean>;
+  /**
+   * Stores many signals in one statement; each is kept only while its execution is not terminal,
+   * and only once per idempotency key. Returns the ids of the executions whose signal was stored
+   * now (not a repeat of a key, not refused for a terminal execution).
+   */
+  insertSignals(signals: readonly SignalDelivery[]): Promise<Set<string>>;
+  /** The views of the executions that exist among `executionIds`. */
+  views(executionIds: readonly string[]): Promise<ExecutionView[]>;
 }
+
+/** One signal of a batch ({@link ExecutionClient.signalMany}): at most one per execution. */
+export interface SignalDelivery {
+  executionId: string;
+  name: string;
+  payload: unknown;
+  /** Required in a batch: a repeated batch (the next tick, another replica) must not store twice. */
+  idempotencyKey: string;
+}
+
+/** What became of one signal of a batch. */
+export type SignalDeliveryOutcome = "delivered" | "repeated" | "terminal" | "missing";
 
 /**
  * Word that an execution finished, pushed by the runner after the terminal status committed
@@ -256,6 +276,47 @@ export class ExecutionClient {
     if (after?.status !== "suspended" && !waitsForKey(after))
       await this.deps.transport.wake(executionId, view.workflow);
     return { delivered: stored };
+  }
+
+  /**
+   * Delivers many signals (at most one per execution) in two statements, for a machine sender
+   * that settles many waits at once (the confirmation watcher: docs/chains.md). Unlike
+   * {@link signal} it refuses nothing with an error: each delivery's outcome says whether it was
+   * stored now, was a repeat of its idempotency key, or found its execution terminal or missing.
+   * A repeat wakes again, as a replayed signal() does: the delivery that stored it may have
+   * committed and died before its wake (docs/engine.md, "Wake-ups without loss").
+   */
+  async signalMany(deliveries: readonly SignalDelivery[]): Promise<Map<string, SignalDeliveryOutcome>> {
+    const outcomes = new Map<string, SignalDeliveryOutcome>();
+    const valid = deliveries.filter((d) => {
+      if (z.uuid().safeParse(d.executionId).success) return true;
+      outcomes.set(d.executionId, "missing");
+      return false;
+    });
+    if (valid.length === 0) return outcomes;
+    for (const d of valid)
+      assertStorable(`signal "${escapeText(d.name)}"`, { name: d.name, payload: d.payload });
+    const stored = await this.deps.queries.insertSignals(valid);
+    // Read after the insert, as signal() does: a turn that begins later sees the signal.
+    const after = new Map(
+      (await this.deps.queries.views(valid.map((d) => d.executionId))).map((v) => [v.id, v]),
+    );
+    const woken: Promise<void>[] = [];
+    for (const d of valid) {
+      const view = after.get(d.executionId);
+      if (!view) outcomes.set(d.executionId, "missing");
+      else if (TERMINAL.includes(view.status))
+        outcomes.set(d.executionId, stored.has(d.executionId) ? "delivered" : "terminal");
+      else {
+        outcomes.set(d.executionId, stored.has(d.executionId) ? "delivered" : "repeated");
+        // As in signal(): a suspended run consumes it on its recovery schedule, a keyed run in
+        // its key's line when the gate admits it.
+        if (view.status !== "suspended" && !waitsForKey(view))
+          woken.push(this.deps.transport.wake(view.id, view.workflow));
+      }
+    }
+    await Promise.all(woken);
+    return outcomes;
   }
 
   async view(executionId: string, orgId?: string): Promise<ExecutionView> {

@@ -49,6 +49,7 @@ export const WAIT_KINDS = [
   "funding",
   "confirmation",
   "pause",
+  "nonce",
 ] as const;
 export type WaitKind = (typeof WAIT_KINDS)[number];
 

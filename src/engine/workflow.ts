@@ -29,6 +29,12 @@ export interface WorkflowSpec<I, O, IEnc = unknown, OEnc = unknown> {
    * refuses to start (src/engine/services.ts).
    */
   services?: readonly AnyServiceKey[];
+  /**
+   * The one API path that starts it, with its own role and checks (for example
+   * `/v1/assets/{id}/mints`). The generic start route refuses such a workflow (403, naming this
+   * path) and the API document lists no generic start path for it. Default: started there.
+   */
+  startedThrough?: string;
   run(ctx: WorkflowContext, input: I): Promise<O>;
 }
 

@@ -3,14 +3,14 @@ import type { Express } from "express";
 import type { Redis } from "ioredis";
 import type { Pool } from "pg";
 import type { AdmissionReason, AdmissionSettings } from "../api/admission.js";
-import type { ApiDeps, ApiSettings } from "../api/api-deps.js";
+import type { ApiDeps, ApiSettings, CustodySignerRef } from "../api/api-deps.js";
 import type { ApiRoutes } from "../api/application-routes.js";
 import { EXECUTION_SENT_ENTITIES } from "../api/executions/key-queue.js";
 import { trackPoolWait } from "../api/pool-wait-estimate.js";
 import { createApiApp } from "../api/server.js";
 import { chainProbe } from "../chain/chain-probe.js";
 import { ChainClients } from "../chain/rpc-clients.js";
-import { configSchema } from "../config/schema.js";
+import { configSchema, type TenorConfig } from "../config/schema.js";
 import type { WorkflowRegistry } from "../engine/registry.js";
 import { PgKeyLines } from "../keyed/store/pg-key-lines.js";
 import { PgLedgerDomainReads } from "../ledger-index/store/domain-reads.js";
@@ -50,6 +50,8 @@ export interface PlatformApiOptions {
   registry: WorkflowRegistry;
   /** The application's routes (`Application.routes`); default none. */
   routes?: readonly ApiRoutes[];
+  /** The process's configuration, handed to the application's routes (the api role passes it); default none. */
+  config?: TenorConfig;
   logger: Logger;
   readiness: Readonly<Record<string, ReadinessCheck>>;
   health: HealthState;
@@ -68,6 +70,8 @@ export interface PlatformApiOptions {
   sharding?: { livenessWindowMs: number; shardCount: number };
   /** Ids of the configured chains (the api role passes `chains[].id`); default none. */
   chainIds?: readonly number[];
+  /** The configured custody signers (the api role passes `signers[]` of kind `custody`); default none. */
+  custodySigners?: readonly CustodySignerRef[];
   /** The configured chains' read clients (the api role builds them from `chains`); default none. */
   chains?: ChainClients;
   /** Signs evidence exports (src/api/evidence/signing-key.ts); none: exports answer 503. */
@@ -114,6 +118,11 @@ export function createPlatformApi(options: PlatformApiOptions): {
   // Only with admission on: it is the estimate's one reader, and the listeners run on every checkout.
   const poolWait = options.admission ? trackPoolWait(pool) : undefined;
   const schedules = scheduleControl({ pool, redis: options.redis, prefix: options.prefix });
+  const reads = new PgExecutionReads(pool);
+  const host = {
+    executions: { client: execution.client, reads, settings: options.settings },
+    ...(options.config ? { config: options.config } : {}),
+  };
   const api = createApiApp({
     settings: { ...options.settings, admission: options.admission },
     registry: options.registry,
@@ -121,7 +130,7 @@ export function createPlatformApi(options: PlatformApiOptions): {
     transport: execution.queue,
     redis: options.redis,
     prefix: options.prefix,
-    reads: new PgExecutionReads(pool),
+    reads,
     commands: new PgExecutionCommands(pool),
     operations: {
       store: new PgOperations(pool),
@@ -149,10 +158,11 @@ export function createPlatformApi(options: PlatformApiOptions): {
     ...(eventLoopLagMs ? { eventLoopLagMs } : {}),
     ...(poolWait ? { poolWaitMs: poolWait.expectedWaitMs } : {}),
     chainIds: options.chainIds ?? [],
+    custodySigners: options.custodySigners ?? [],
     chainProbe: chainProbe(options.chains ?? new ChainClients({ chains: [], durable: DEFAULT_DURABLE })),
     ...(options.evidenceKey ? { evidenceKey: options.evidenceKey } : {}),
     ...(options.webhooks ? { webhooks: options.webhooks } : {}),
-    applicationRoutes: (options.routes ?? []).map((routes) => routes.overStores(pool)),
+    applicationRoutes: (options.routes ?? []).map((routes) => routes.overStores(pool, host)),
   });
   return {
     app: api.app,

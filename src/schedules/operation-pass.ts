@@ -11,14 +11,16 @@ import type {
   OperationTarget,
   PgOperations,
 } from "../store/pg-operations.js";
+import { resetToNewestVersion } from "./operation-reset.js";
 
 export interface OperationPassDeps {
   operations: PgOperations;
-  /** Cancel and resume marks, as the API's single-run commands leave them. */
+  /** Cancel, resume, pause and reset, as the API's single-run commands leave them. */
   commands: PgExecutionCommands;
   /** Signal intake. */
   signals: Pick<PgExecutionQueries, "insertSignal">;
   queue: Pick<ExecutionQueue, "wake">;
+  /** The workflows this runner registers: a signal's schema, and the version a reset moves a run to. */
   workflows: WorkflowRegistry;
   logger: Logger;
   /** Runs one batch acts on before their outcomes are recorded together. */
@@ -40,8 +42,9 @@ export interface OperationPassReport {
  *
  * A crash between a batch's actions and its record leaves those items attempted but pending; the
  * next pass applies the action to them again. Every action is safe to repeat: a cancel keeps the
- * first request, a signal carries the operation's idempotency key, and a resume that finds the run
- * no longer suspended on a retried item counts it done — the interrupted pass resumed it.
+ * first request, a signal and a reset carry the operation's idempotency key, a pause keeps the
+ * first pause, and a resume or an unpause that finds the run no longer suspended or paused on a
+ * retried item counts it done — the interrupted pass did it.
  */
 export async function runOperationPass(deps: OperationPassDeps): Promise<OperationPassReport> {
   const { operations } = deps;
@@ -157,6 +160,36 @@ async function applyOne(
       await deps.queue.wake(target.id, result.workflow);
       return ok;
     }
+    case "pause": {
+      const result = await deps.commands.pause(operation.orgId, target.id, {
+        at: new Date().toISOString(),
+        by: operation.createdBy,
+        reason: operation.params.reason ?? null,
+      });
+      if (result.kind === "not-found")
+        return failed(item, ENGINE_ERRORS.EXECUTION_NOT_FOUND, "the run no longer exists");
+      if (result.kind === "terminal") return terminal(item, result.status, "pause");
+      if (result.wake) await deps.queue.wake(target.id, result.workflow);
+      return ok;
+    }
+    case "unpause": {
+      const result = await deps.commands.unpause(operation.orgId, target.id);
+      if (result.kind === "not-found")
+        return failed(item, ENGINE_ERRORS.EXECUTION_NOT_FOUND, "the run no longer exists");
+      if (result.kind === "terminal") return terminal(item, result.status, "unpause");
+      if (result.kind === "not-paused") {
+        if (item.attempted) return ok;
+        return failed(
+          item,
+          ENGINE_ERRORS.EXECUTION_NOT_PAUSED,
+          `the run is ${result.status} and not paused; only a paused run can be unpaused`,
+        );
+      }
+      if (result.wake) await deps.queue.wake(target.id, result.workflow);
+      return ok;
+    }
+    case "reset-to-version":
+      return resetToNewestVersion(deps, operation, target);
     case "signal": {
       const signal = operation.params.signal;
       if (!signal) throw new Error(`operation ${operation.id} is a signal without one`);

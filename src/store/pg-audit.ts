@@ -12,6 +12,8 @@ export const AUDIT_ACTIONS = [
   "execution.pause",
   /** A paused run unpaused (POST /v1/executions/{id}/unpause). */
   "execution.unpause",
+  /** A run reset onto the newest version from a journal position (POST /v1/executions/{id}/reset). */
+  "execution.reset",
   /** A signed evidence export was issued (GET /v1/executions/{id}/evidence). */
   "execution.evidence",
   "key.issue",
@@ -28,6 +30,8 @@ export const AUDIT_ACTIONS = [
   "webhook.redeliver",
   /** A contract added to the organisation's Ledger Index scope; target: chain, address, kind and start height. */
   "contract.track",
+  /** A mint of an asset to holders asked for (POST /v1/assets/{id}/mints); target: `asset:<id>`. */
+  "asset.mint",
   /** A runner schedule paused (POST /v1/platform/schedules/{name}/pause); target: its name. */
   "schedule.pause",
   /** A paused runner schedule resumed (POST /v1/platform/schedules/{name}/resume). */

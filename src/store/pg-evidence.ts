@@ -1,6 +1,7 @@
 import type { Pool } from "pg";
 import type { SignalSender } from "../engine/execution-client.js";
 import { iso } from "./pg-execution-reads.js";
+import { type ResetHistory, readResets } from "./pg-reset.js";
 
 /** A signal as stored, for the evidence export. */
 export interface SignalRecord {
@@ -39,6 +40,8 @@ export async function loadEvidenceExtras(
   createdBy: string | null;
   signals: SignalRecord[];
   audit: ExecutionAuditRecord[];
+  /** Its resets, each with the journal positions it set aside (docs/engine.md, "Reset"). */
+  resets: ResetHistory[];
 } | null> {
   const execution = await pool.query<{ input: unknown; created_by: string | null }>(
     "SELECT input, created_by FROM executions WHERE id = $1 AND org_id = $2",
@@ -52,6 +55,7 @@ export async function loadEvidenceExtras(
     [executionId],
   );
   const audit = await readExecutionAudit(pool, orgId, executionId);
+  const resets = await readResets(pool, orgId, executionId);
   return {
     input: row.input,
     createdBy: row.created_by,
@@ -65,6 +69,7 @@ export async function loadEvidenceExtras(
       createdAt: iso(s.created_at) as string,
     })),
     audit,
+    resets,
   };
 }
 

@@ -1,11 +1,12 @@
 import type { Pool } from "pg";
 import { type CancelRequest, requestCancellation } from "./pg-cancellation.js";
 import { type KeyPause, requestPause, requestUnpause } from "./pg-pause.js";
+import { type ResetRequest, requestReset } from "./pg-reset.js";
 import { requestResume } from "./pg-resume.js";
 
 /**
  * The marks an operator's command leaves on an organisation's executions (resume now, cancel,
- * pause and unpause),
+ * pause, unpause and reset),
  * over one pool (the api's). Only the marks: the caller rings each execution's doorbell.
  */
 export class PgExecutionCommands {
@@ -29,5 +30,10 @@ export class PgExecutionCommands {
   /** See {@link requestUnpause}. */
   unpause(orgId: string, executionId: string) {
     return requestUnpause(this.pool, orgId, executionId);
+  }
+
+  /** See {@link requestReset}. */
+  reset(request: ResetRequest) {
+    return requestReset(this.pool, request);
   }
 }

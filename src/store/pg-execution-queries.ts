@@ -1,8 +1,9 @@
-import type { Pool } from "pg";
+import type { Pool, QueryResult, QueryResultRow } from "pg";
 import type {
   ExecutionQueries,
   ExecutionView,
   JournalView,
+  SignalDelivery,
   SignalSender,
 } from "../engine/execution-client.js";
 import { json } from "./json-param.js";
@@ -54,4 +55,48 @@ export class PgExecutionQueries implements ExecutionQueries {
     );
     return rowCount === 1;
   }
+
+  async insertSignals(signals: readonly SignalDelivery[]): Promise<Set<string>> {
+    return insertSignalBatch(this.pool, signals);
+  }
+
+  async views(executionIds: readonly string[]): Promise<ExecutionView[]> {
+    const { rows } = await this.pool.query(
+      `SELECT ${EXECUTION_COLUMNS} FROM executions WHERE id = ANY($1::uuid[])`,
+      [executionIds],
+    );
+    return rows.map((row) => toExecutionRecord(row));
+  }
+}
+
+/** Where the signal batch runs: the pool, or a transaction whose other writes the signals must share. */
+export interface SignalStatementRunner {
+  query<R extends QueryResultRow>(text: string, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * Stores a batch of signals in one statement and returns the executions whose signal was stored
+ * now; a repeated idempotency key stores nothing. The join keeps a signal out of a terminal
+ * execution, as the single signal() refuses one. Run inside another transaction (a keyed entity's
+ * command), the signals commit with that transaction's other effects or not at all.
+ */
+export async function insertSignalBatch(
+  db: SignalStatementRunner,
+  signals: readonly SignalDelivery[],
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ execution_id: string }>(
+    `INSERT INTO signals (execution_id, name, payload, idempotency_key)
+     SELECT d.execution_id, d.name, d.payload, d.idempotency_key
+     FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::text[]) AS d(execution_id, name, payload, idempotency_key)
+     JOIN executions e ON e.id = d.execution_id AND e.status NOT IN ('completed', 'failed')
+     ON CONFLICT (execution_id, idempotency_key) DO NOTHING
+     RETURNING execution_id`,
+    [
+      signals.map((s) => s.executionId),
+      signals.map((s) => s.name),
+      signals.map((s) => json(s.payload ?? null) ?? "null"),
+      signals.map((s) => s.idempotencyKey),
+    ],
+  );
+  return new Set(rows.map((r) => r.execution_id));
 }

@@ -3,6 +3,7 @@ import type { ExecutionView } from "../engine/execution-client.js";
 import type { ExecutionStatus } from "../engine/execution-store.js";
 import type { CancelActor } from "./pg-cancellation.js";
 import type { KeyPause } from "./pg-pause.js";
+import { readResets } from "./pg-reset.js";
 
 /** The status projection of one execution as the Platform API reads it, always within one organisation. */
 export interface ExecutionRecord extends ExecutionView {
@@ -125,6 +126,11 @@ export class PgExecutionReads {
       [executionId, orgId],
     );
     return rows[0] ? toExecutionRecord(rows[0]) : null;
+  }
+
+  /** See {@link readResets}. */
+  resets(orgId: string, executionId: string) {
+    return readResets(this.pool, orgId, executionId);
   }
 
   /** The input the execution started with (as stored: encoded), or undefined when there is no such execution. */

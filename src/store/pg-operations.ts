@@ -5,12 +5,19 @@ import { type ExecutionSelection, executionFilterClauses, iso } from "./pg-execu
 import { withTransaction } from "./with-transaction.js";
 
 /** What a bulk operation does to each run it matched. */
-export const OPERATION_ACTIONS = ["cancel", "resume", "signal"] as const;
+export const OPERATION_ACTIONS = [
+  "cancel",
+  "resume",
+  "signal",
+  "pause",
+  "unpause",
+  "reset-to-version",
+] as const;
 export type OperationAction = (typeof OPERATION_ACTIONS)[number];
 
 export type OperationStatus = "running" | "completed" | "aborted";
 
-/** A cancel's reason; a signal's name and payload. */
+/** A cancel's, a pause's or a reset's reason; a signal's name and payload. */
 export interface OperationParams {
   reason?: string | null;
   signal?: { name: string; payload: unknown };

@@ -3,8 +3,9 @@ import type { Pool } from "pg";
 /**
  * True for a waiting execution `x` whose wait can be satisfied now, so a turn would move it: a
  * cancellation was requested, an unconsumed signal matches a signal wait (an approval's decision
- * is its reserved signal `$approval:<name>`), an activity position has its outcome, a child is
- * terminal, or a run parked on a pause was unpaused. Every probe is an index lookup: signals (execution_id, name, id), the journal's
+ * is its reserved signal `$approval:<name>`; a signal wait shown as another kind names its signal
+ * in `details.signal`: a nonce grant, a nonce window, a confirmation), an activity position has its outcome, a child is
+ * terminal, a run parked on a pause was unpaused, or a run parked on anything else was paused. Every probe is an index lookup: signals (execution_id, name, id), the journal's
  * primary key, the executions primary key. Timers need no probe: their job is delayed to them.
  */
 const SATISFIABLE = `
@@ -18,10 +19,18 @@ const SATISFIABLE = `
                SELECT 1 FROM signals s
                WHERE s.execution_id = x.id AND s.consumed_position IS NULL
                  AND s.name = CASE WHEN w->>'kind' = 'approval' THEN '$approval:' || (w->>'name') ELSE w->>'name' END))
+         OR (w->'details'->>'signal' IS NOT NULL AND EXISTS (
+               SELECT 1 FROM signals s
+               WHERE s.execution_id = x.id AND s.consumed_position IS NULL
+                 AND s.name = w->'details'->>'signal'))
          OR (w->>'kind' = 'activity' AND EXISTS (
                SELECT 1 FROM journal_entries j
                WHERE j.execution_id = x.id AND j.position = (w->>'position')::int AND j.state <> 'pending'))
          OR (w->>'kind' = 'pause' AND x.paused IS NULL)
+         -- Paused while parked on something else: a pause that met the parking turn's job still
+         -- active was not woken, and a turn must park the run on its pause to show it.
+         OR (w->>'kind' <> 'pause' AND x.paused IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(x.waiting_for) p WHERE p->>'kind' = 'pause'))
          OR (w->>'kind' = 'child' AND EXISTS (
                SELECT 1 FROM executions c
                WHERE c.id = (w->'details'->>'childId')::uuid AND c.status IN ('completed', 'failed')))

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { freePort, spawnProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
@@ -45,8 +46,7 @@ describe("api role", () => {
   it("runs the approval demo through the HTTP API: start, approval by another identity, journal", async () => {
     const demo = spawnProcess(
       "demo-approval",
-      process.execPath,
-      ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "APIT"],
+      ...entryCommand("scripts/demo-approval.ts", ["--symbol", "APIT"]),
       { env, settleOn: "close" },
     );
     const { code } = await demo.exit;

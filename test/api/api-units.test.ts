@@ -98,6 +98,13 @@ describe("roles", () => {
     expect(roleMay("approver", "start")).toBe(false);
     expect(roleMay("approver", "approve")).toBe(true);
     expect(roleMay("integrator", "approve")).toBe(false);
+    // Minting is the issuer's (and the admin's), not an integrator's; an issuer starts nothing else.
+    expect(roleMay("issuer", "mint")).toBe(true);
+    expect(roleMay("admin", "mint")).toBe(true);
+    for (const role of ["integrator", "approver", "operator", "platform-admin"] as const)
+      expect(roleMay(role, "mint")).toBe(false);
+    expect(roleMay("issuer", "start")).toBe(false);
+    expect(roleMay("issuer", "approve")).toBe(false);
     for (const role of ["integrator", "approver", "operator", "admin"] as const) {
       expect(roleMay(role, "queuesRead")).toBe(false);
       expect(roleMay(role, "queuesWrite")).toBe(false);

@@ -22,7 +22,9 @@ let browser: Browser;
 const shots = mkdtempSync(path.join(tmpdir(), "tenor-console-"));
 
 beforeAll(async () => {
-  h = await startRolesHarness(import.meta.url);
+  // Chromium starves the api on a small machine, and a sign-in POST that met a 503 for event-loop
+  // lag never reached its redirect; the page loads wait for /readyz (visit below) either way.
+  h = await startRolesHarness(import.meta.url, { shedOnEventLoopLag: false });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu"],
@@ -175,6 +177,52 @@ describe("the web console in a browser", () => {
     expect(new URL(page.url()).pathname).toBe("/console/sign-in");
     await context.close();
   }, 60_000);
+
+  it("resets a held run from its page onto the newest version, and shows the reset in its Resets section", async () => {
+    const { id } = await startHeldRun(h);
+    // Held on version 99 with nothing journaled; the newest version decodes a demo run's input, not {}.
+    const donor = await h.startDemo({ symbol: "RSTW", approvalTimeout: "10m", settle: "10ms" });
+    await h.pool.query(
+      "UPDATE executions SET input = (SELECT input FROM executions WHERE id = $2) WHERE id = $1",
+      [id, donor],
+    );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signIn(page, h.keys.operator);
+    await visit(page, `${h.base}/console/executions/${id}`);
+    const form = page.getByRole("region", { name: "Reset", exact: true });
+    expect(await form.textContent()).toContain("Reset onto the newest version");
+    expect(await page.getByRole("region", { name: "Resets", exact: true }).count()).toBe(0);
+    // The hold names no position: the form offers the journal's length, here 0.
+    expect(await page.inputValue("#reset-position")).toBe("0");
+    await page.fill("#reset-position", "0");
+    await page.fill("#reset-reason", "release 2 is out");
+    await screenshot(page, "reset-form");
+    await Promise.all([
+      page.waitForURL(/notice=reset/),
+      page.getByRole("button", { name: "Reset run" }).click(),
+    ]);
+    expect(await page.getByRole("status").textContent()).toContain(
+      "The run was reset onto the newest version",
+    );
+    const moved = await h.waitFor(
+      id,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "the reset run on the newest version, up to its approval",
+    );
+    expect(moved.workflowVersion).toBeLessThan(99);
+    await visit(page, `${h.base}/console/executions/${id}`);
+    const resets = page.getByRole("region", { name: "Resets", exact: true });
+    expect(await resets.textContent()).toContain(
+      `Reset at position 0, version 99 → ${moved.workflowVersion}`,
+    );
+    expect(await resets.textContent()).toContain("release 2 is out");
+    expect(await resets.textContent()).toMatch(/operator \(key [^,]+, operator\)/);
+    // A waiting run is not offered the form.
+    expect(await page.getByRole("region", { name: "Reset", exact: true }).count()).toBe(0);
+    await screenshot(page, "reset");
+    await context.close();
+  }, 90_000);
 
   it("shows no vote buttons to roles that may not approve, signals and cancels for an integrator, and keeps platform keys off executions", async () => {
     const id = await h.startDemo({ symbol: "ROLE", approvalTimeout: "10m", settle: "10ms" });

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OTHER_ORGANISATION_HOLDER } from "../../src/api/executions/key-queue.js";
-import { nonceEntity } from "../../src/chain/nonce-entity.js";
+import { NONCE_GRANTS_PER_TURN, nonceEntity } from "../../src/chain/nonce-entity.js";
 import { EntityClient } from "../../src/keyed/entity-client.js";
 import { EntityRegistry } from "../../src/keyed/entity-registry.js";
 import { createLogger } from "../../src/observability/logger.js";
@@ -162,8 +162,9 @@ describe("who holds the key", () => {
   }, 60_000);
 
   it("shows a nonce reservation waiting behind another run's reservation for the same sender and chain", async () => {
-    // The test runner handles no keyed entity: the first reservation stays at the head of its line
-    // (holding the sender's key) and the next ones queue behind it, as behind a slow handler.
+    // The test runner handles no keyed entity: the first NONCE_GRANTS_PER_TURN reservations (the
+    // entity's key limit) stay at the head of the line, holding the sender's key, and the next ones
+    // queue behind them, as behind a slow handler.
     const sender = "0x1111111111111111111111111111111111111111";
     const signalRun = async (as: "integrator" | "otherIntegrator") => {
       const res = await h.as(as).post("/v1/workflows/apitest.signal/executions").send({});
@@ -181,7 +182,8 @@ describe("who holds the key", () => {
       logger: createLogger({ level: "error" }),
     });
     try {
-      for (const id of [first, second, theirs]) {
+      const fillers = Array.from({ length: NONCE_GRANTS_PER_TURN - 1 }, (_, i) => `filler-${i}`);
+      for (const id of [first, ...fillers, second, theirs]) {
         const sent = client.send(
           nonceEntity,
           "reserve",
@@ -198,7 +200,7 @@ describe("who holds the key", () => {
         chainId: 31337,
         sender,
         position: 1,
-        holders: 1,
+        holders: NONCE_GRANTS_PER_TURN,
         holder: { executionId: first, workflow: "apitest.signal" },
       });
       // The reservation at the head of the line is being handled, not waiting.

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WorkflowRegistry } from "../../src/engine/registry.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import { PgApprovals } from "../../src/store/pg-approvals.js";
+import { API_TEST_WORKFLOWS } from "./fixtures/api-workflows.js";
 import { type ApiHarness, startApiHarness } from "./support/api-harness.js";
 
 /**
@@ -34,6 +38,34 @@ describe("replays wake again", () => {
     expect(replay.body.duplicate).toBe(true);
     const done = await api.waitFor(id, (b) => b.status === "completed", "completed");
     expect(done.result).toEqual({ n: 3 });
+  });
+
+  it("a batch of signals repeated by the confirmation watcher's next tick wakes the execution", async () => {
+    const started = await api.as("integrator").post("/v1/workflows/apitest.signal/executions").send({});
+    const id = started.body.id as string;
+    await api.waitFor(id, (b) => b.status === "waiting", "waiting for go");
+    // The watcher's first tick stored the signal and died before waking.
+    await api.pool.query(
+      "INSERT INTO signals (execution_id, name, payload, idempotency_key) VALUES ($1, 'go', '{\"n\":4}', 'tick-1')",
+      [id],
+    );
+    const { client, close } = createExecutionClient({
+      pool: api.pool,
+      redis: api.redis,
+      prefix: api.prefix,
+      registry: new WorkflowRegistry(API_TEST_WORKFLOWS),
+      logger: createLogger({ level: "error" }),
+    });
+    try {
+      const outcomes = await client.signalMany([
+        { executionId: id, name: "go", payload: { n: 4 }, idempotencyKey: "tick-1" },
+      ]);
+      expect(outcomes.get(id)).toBe("repeated");
+      const done = await api.waitFor(id, (b) => b.status === "completed", "completed");
+      expect(done.result).toEqual({ n: 4 });
+    } finally {
+      await close();
+    }
   });
 
   it("a vote cast again after the deciding vote wakes the execution", async () => {

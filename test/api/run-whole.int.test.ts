@@ -141,7 +141,7 @@ describe("the activity resource", () => {
 describe("tenor runs get and steps", () => {
   const as = (person: "integrator" | "operator") => ({ ...h.env, TENOR_API_KEY: h.keys[person] });
 
-  it("prints input and output (their size without payload access), children, signals and votes", async () => {
+  it("prints input and output (their size without payload access), children, signals, votes and audit entries", async () => {
     const operator = await runTenor(["runs", "get", parent], as("operator"));
     expect(operator.code, operator.stderr).toBe(0);
     expect(operator.stdout).toMatch(/^input: \{.*"symbol":"WHOLE"/m);
@@ -152,12 +152,18 @@ describe("tenor runs get and steps", () => {
     );
     expect(operator.stdout).toMatch(/ {2}- approval issue at \S+ by its votes, taken at position 2: /);
     expect(operator.stdout).toMatch(/ {2}- issue: approve by approver \(key approver\)/);
+    expect(operator.stdout).toMatch(/^audit:$/m);
+    expect(operator.stdout).toMatch(
+      / {2}- \S+ execution\.signal by integrator \(integrator\) on \S+: accepted$/m,
+    );
+    expect(operator.stdout).toMatch(/ {2}- \S+ approval\.vote by approver \(approver\) on \S+: accepted$/m);
 
     const integrator = await runTenor(["runs", "get", parent], as("integrator"));
     expect(integrator.stdout).toMatch(
       /^input: \(\d+ bytes, sha256 [0-9a-f]{12}…; payloads for operator and admin\)/m,
     );
     expect(integrator.stdout).not.toContain('"from":"ops"');
+    expect(integrator.stdout).toContain("audit: (for operator and admin)\n");
 
     const ofChild = await runTenor(["runs", "get", child], as("integrator"));
     expect(ofChild.stdout).toContain(`parent run: ${parent} demo.asset-issue completed`);

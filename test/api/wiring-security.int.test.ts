@@ -12,7 +12,7 @@ import { WebhookSecretKeyring } from "../../src/webhooks/secret-keyring.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
-import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
+import { eventually, type RoleProcess, roleReady, spawnRole } from "../support/role-process.js";
 import { createTestSubscription } from "../webhooks/support.js";
 
 /**
@@ -47,6 +47,16 @@ beforeAll(async () => {
     JSON.stringify({
       webhooks,
       chains: [{ id: CHAIN_ID, name: "unreached", rpcUrls: ["http://127.0.0.1:9"] }],
+      signers: [
+        {
+          id: "vault",
+          kind: "custody",
+          orgId: "org-a",
+          address: "0x00000000000000000000000000000000000000c5",
+          baseUrl: "http://127.0.0.1:9",
+          apiKey: { env: "TENOR_WIRING_VAULT_KEY" },
+        },
+      ],
     }),
   );
   writeFileSync(runnerConfig, JSON.stringify({ webhooks }));
@@ -55,16 +65,16 @@ beforeAll(async () => {
     REDIS_URL: redisUrl(),
     TENOR_REDIS_PREFIX: prefix,
     TENOR_WEBHOOK_KEY_K1: webhookKey.toString("base64"),
+    TENOR_WIRING_VAULT_KEY: "unused-by-the-api",
     TENOR_API_PORT: String(await freePort()),
     TENOR_API_HEALTH_PORT: String(await freePort()),
     TENOR_RUNNER_HEALTH_PORT: String(await freePort()),
   };
   base = `http://127.0.0.1:${env.TENOR_API_PORT}`;
   apiHealth = `http://127.0.0.1:${env.TENOR_API_HEALTH_PORT}`;
-  roles.push(
-    spawnRole({ ...env, DAPI_ROLE: "api", TENOR_CONFIG: apiConfig }),
-    spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_CONFIG: runnerConfig }),
-  );
+  const api = spawnRole({ ...env, DAPI_ROLE: "api", TENOR_CONFIG: apiConfig });
+  const runner = spawnRole({ ...env, DAPI_ROLE: "runner", TENOR_CONFIG: runnerConfig });
+  roles.push(api, runner);
   const store = new PgApiKeys(db.pool);
   const issue = async (orgId: string | null, role: "integrator" | "admin" | "platform-admin") =>
     (await issueApiKey(store, { orgId, role, name: role, subject: `${role}@test` })).key;
@@ -73,13 +83,12 @@ beforeAll(async () => {
     admin: await issue("org-a", "admin"),
     platformAdmin: await issue(null, "platform-admin"),
   };
-  await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 30_000);
-  await eventually(
-    "runner ready",
-    async () => (await fetch(`http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}/readyz`)).ok,
-    30_000,
-  );
-}, 60_000);
+  // Both roles start at once; on a loaded 2-core machine either may take tens of seconds.
+  await Promise.all([
+    roleReady("api ready", api, base),
+    roleReady("runner ready", runner, `http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}`),
+  ]);
+}, 120_000);
 
 afterAll(async () => {
   for (const role of roles) role.kill("SIGKILL");
@@ -270,6 +279,22 @@ describe("bodies refused naming the real fault", () => {
     expect(res.status, JSON.stringify(body)).toBe(400);
     expect(body.errors).toEqual([
       { pointer: "body.valueWei", message: expect.stringContaining("2^256 − 1") },
+    ]);
+    const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM executions");
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+describe("deployments through a custody signer", () => {
+  it("are refused at the API naming body.signerId: the api role reads its custody signers from the configuration", async () => {
+    const res = await call("integrator", "POST", `/v1/chains/${CHAIN_ID}/transactions`, {
+      signerId: "vault",
+      data: "0x6080604052",
+    });
+    const body = await problem(res);
+    expect(res.status, JSON.stringify(body)).toBe(400);
+    expect(body.errors).toEqual([
+      { pointer: "body.signerId", message: expect.stringContaining("is custody signer vault") },
     ]);
     const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM executions");
     expect(rows[0].n).toBe(0);

@@ -25,6 +25,7 @@ const COMMANDS = {
     "schedules trigger",
   ],
   contracts: ["contracts", "contracts add", "contracts list"],
+  assets: ["assets", "assets mint"],
   keys: ["keys", "keys create", "keys list", "keys revoke"],
   doctor: ["doctor"],
   compat: ["compat"],

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { publicKeyId } from "../../src/api/evidence/evidence-chain.js";
 import { killAllProcesses, waitUntil } from "../support/processes.js";
 import { eventually } from "../support/role-process.js";
-import { startHeldRun } from "./support/held-run.js";
+import { jobDelayed, startHeldRun } from "./support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "./support/roles-harness.js";
 import { runTenor } from "./support/run-cli.js";
 
@@ -247,6 +247,116 @@ describe("tenor runs", () => {
     expect(finished.stderr).toContain("409 EXECUTION_TERMINAL");
     expect(finished.stderr).toContain("a finished run cannot be paused");
   }, 120_000); // four CLI processes, each several seconds of start-up on a loaded 2-core machine
+
+  it("resets a held run onto the newest version, for roles that may, audited, and refuses with stable codes", async () => {
+    const { id } = await startHeldRun(h);
+    const refused = await h.call("integrator", "POST", `/v1/executions/${id}/reset`, {
+      position: 0,
+      reason: "x",
+    });
+    expect(refused.status).toBe(403);
+    const range = await h.call("operator", "POST", `/v1/executions/${id}/reset`, {
+      position: 5,
+      reason: "x",
+    });
+    expect(range.status).toBe(422);
+    expect(range.body).toMatchObject({ code: "RESET_POSITION_OUT_OF_RANGE", details: { max: 0 } });
+    // Version 2 cannot take the run's input ({}): the dry replay refuses it, nothing changes.
+    const notReplayable = await runTenor(
+      ["runs", "reset", id, "--position", "0", "--reason", "release 2 is out"],
+      as("operator"),
+    );
+    expect(notReplayable.code).toBe(1);
+    expect(notReplayable.stderr).toContain("409 RESET_PREFIX_NOT_REPLAYABLE");
+    expect(notReplayable.stderr).toContain("input no longer decodes");
+
+    // Given an input version 2 decodes, the same reset moves it: it runs on version 2 up to its approval.
+    const donor = await h.startDemo({ symbol: "RST", approvalTimeout: "10m", settle: "10ms" });
+    await h.pool.query(
+      "UPDATE executions SET input = (SELECT input FROM executions WHERE id = $2) WHERE id = $1",
+      [id, donor],
+    );
+    const reset = await runTenor(
+      [
+        "runs",
+        "reset",
+        id,
+        "--position",
+        "0",
+        "--reason",
+        "release 2 is out",
+        "--idempotency-key",
+        "rst-1",
+        "--json",
+      ],
+      as("operator"),
+    );
+    expect(reset.code, reset.stderr).toBe(0);
+    const answer = JSON.parse(reset.stdout);
+    expect(answer).toMatchObject({
+      executionId: id,
+      status: "running",
+      duplicate: false,
+      reset: {
+        position: 0,
+        fromVersion: 99,
+        toVersion: 2,
+        fromStatus: "suspended",
+        reason: "release 2 is out",
+      },
+    });
+    const view = await h.waitFor(
+      id,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "on version 2, at its approval",
+    );
+    expect(view.workflowVersion).toBe(2);
+    expect(view.resets).toMatchObject([{ id: answer.reset.id, by: { subject: "operator" }, entries: [] }]);
+    // The same Idempotency-Key answers the same reset, though the run now waits; it does not wake
+    // the parked run (its job stays delayed until the approval's deadline), so it stays waiting.
+    await eventually("the approval wait's job delayed", () => jobDelayed(h, id));
+    const again = await fetch(`${h.base}/v1/executions/${id}/reset`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${h.keys.operator}`,
+        "content-type": "application/json",
+        "idempotency-key": "rst-1",
+      },
+      body: JSON.stringify({ position: 0, reason: "release 2 is out" }),
+    });
+    expect(again.status).toBe(202);
+    expect(await again.json()).toMatchObject({ duplicate: true, reset: { id: answer.reset.id } });
+    expect(await jobDelayed(h, id)).toBe(true);
+    const waiting = await h.call("operator", "POST", `/v1/executions/${id}/reset`, {
+      position: 0,
+      reason: "x",
+    });
+    expect(waiting.body).toMatchObject({
+      code: "EXECUTION_NOT_RESETTABLE",
+      status: 409,
+      details: { status: "waiting" },
+    });
+
+    const audited = await waitUntil("the reset requests audited", async () => {
+      const audit = await h.call("operator", "GET", `/v1/audit?target=${id}`);
+      const rows = audit.body.items.map(
+        (i: { action: string; outcome: string }) => `${i.action} ${i.outcome}`,
+      );
+      return rows.includes("execution.reset EXECUTION_NOT_RESETTABLE") ? rows : false;
+    });
+    expect(audited).toEqual(
+      expect.arrayContaining([
+        "execution.reset FORBIDDEN",
+        "execution.reset RESET_POSITION_OUT_OF_RANGE",
+        "execution.reset RESET_PREFIX_NOT_REPLAYABLE",
+        "execution.reset accepted",
+      ]),
+    );
+    const get = await runTenor(["runs", "get", id], as("operator"));
+    expect(get.stdout).toMatch(
+      /reset \S+ by operator \(key [^)]+\): release 2 is out\n {2}from position 0, version 99 → 2/,
+    );
+  }, 120_000);
 
   it("shows a hold in words, lists held and cancelled runs, and cancels with a reason that stays with the failure", async () => {
     const { id } = await startHeldRun(h);

@@ -113,6 +113,50 @@ describe("execution client", () => {
     expect(rows).toHaveLength(0);
   });
 
+  it("delivers a batch of signals in one statement, once per key, and reports a terminal or missing execution", async () => {
+    const waiting = await Promise.all(
+      ["ab", "cd"].map(async (name) => {
+        const { executionId } = await h.client.start({
+          workflow: "test.client.greet",
+          input: { name, times: 1 },
+        });
+        await h.waitForStatus(executionId, "waiting");
+        return executionId;
+      }),
+    );
+    const { executionId: done } = await h.client.start({ workflow: "test.client.quick", input: {} });
+    await h.waitForStatus(done, "completed");
+    const aside = [{ executionId: waiting[0] as string, name: "aside", payload: 1, idempotencyKey: "aside" }];
+    expect([...(await h.client.signalMany(aside)).values()]).toEqual(["delivered"]);
+    expect([...(await h.client.signalMany(aside)).values()]).toEqual(["repeated"]);
+    const missing = "00000000-0000-4000-8000-000000000000";
+    const batch = [...waiting, done, missing].map((executionId) => ({
+      executionId,
+      name: "reply",
+      payload: { text: "hi" },
+      idempotencyKey: `${executionId}:reply`,
+    }));
+    const first = await h.client.signalMany(batch);
+    expect(Object.fromEntries(first)).toEqual({
+      [waiting[0] as string]: "delivered",
+      [waiting[1] as string]: "delivered",
+      [done]: "terminal",
+      [missing]: "missing",
+    });
+    for (const id of waiting) {
+      const view = await h.waitForStatus(id, "completed");
+      expect(view.output).toEqual({ greeting: expect.stringMatching(/×1:hi$/) });
+    }
+    // The same batch again (the watcher's next tick): nothing stored twice.
+    const again = await h.client.signalMany(batch.slice(0, 2));
+    expect([...again.values()]).toEqual(["terminal", "terminal"]);
+    const { rows } = await h.db.pool.query<{ n: number; at: number }>(
+      "SELECT count(*)::int AS n, count(DISTINCT created_at)::int AS at FROM signals WHERE execution_id = ANY($1::uuid[]) AND name = 'reply'",
+      [[...waiting, done]],
+    );
+    expect(rows[0]).toEqual({ n: 2, at: 1 });
+  });
+
   it("hides an execution from another organisation (EXECUTION_NOT_FOUND) and lets its own one in", async () => {
     const { executionId } = await h.client.start({
       workflow: "test.client.greet",

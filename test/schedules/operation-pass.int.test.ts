@@ -219,6 +219,56 @@ describe("bulk operation pass", () => {
     expect(failures[0]?.executionId).toBe([resumed, notSuspended].sort()[1]);
   });
 
+  it("pauses the runs it matches (keeping a pause already there) and unpauses them, refusing the finished and the not paused with codes", async () => {
+    const waiting = await seed(4, "waiting", { workflow: "bulk.pause" });
+    const [done] = await seed(1, "completed", { workflow: "bulk.pause" });
+    const earlier = {
+      at: "2026-12-01T00:00:00.000Z",
+      by: { ...ACTOR, subject: "first@example.test" },
+      reason: "first",
+    };
+    await db.pool.query("UPDATE executions SET paused = $2::jsonb WHERE id = $1", [
+      waiting[0],
+      JSON.stringify(earlier),
+    ]);
+    const pause = await create("pause", { workflow: "bulk.pause" }, { reason: "quarter end" });
+    await runToEnd(pause.id, 2);
+    expect(await operations.get(ORG, pause.id)).toMatchObject({
+      status: "completed",
+      succeeded: 4,
+      failed: 1,
+    });
+    expect(await operations.failures(pause.id, 10)).toMatchObject([
+      { executionId: done, code: "EXECUTION_TERMINAL" },
+    ]);
+    const { rows } = await db.pool.query<{ id: string; paused: { by: { subject: string }; reason: string } }>(
+      "SELECT id, paused FROM executions WHERE id = ANY($1::uuid[]) ORDER BY id",
+      [waiting],
+    );
+    for (const row of rows) {
+      const expected = row.id === waiting[0] ? earlier : { by: ACTOR, reason: "quarter end" };
+      expect(row.paused).toMatchObject(expected);
+    }
+
+    // One run was unpaused by hand meanwhile: a first attempt on it is refused EXECUTION_NOT_PAUSED.
+    await db.pool.query("UPDATE executions SET paused = NULL WHERE id = $1", [waiting[1]]);
+    const unpause = await create("unpause", { workflow: "bulk.pause", status: ["waiting"] });
+    await runToEnd(unpause.id, 3);
+    expect(await operations.get(ORG, unpause.id)).toMatchObject({
+      status: "completed",
+      succeeded: 3,
+      failed: 1,
+    });
+    expect(await operations.failures(unpause.id, 10)).toMatchObject([
+      { executionId: waiting[1], code: "EXECUTION_NOT_PAUSED" },
+    ]);
+    const still = await db.pool.query(
+      "SELECT count(*)::int AS n FROM executions WHERE id = ANY($1::uuid[]) AND paused IS NOT NULL",
+      [waiting],
+    );
+    expect(still.rows[0]?.n).toBe(0);
+  });
+
   it("ends an aborted operation with its remaining runs untouched", async () => {
     const ids = await seed(10, "waiting", { workflow: "bulk.abort" });
     const operation = await create("cancel", { workflow: "bulk.abort" });

@@ -9,18 +9,22 @@ export const PERMISSIONS = {
   /** Start executions. */
   start: ["integrator", "admin"],
   /** Read status, lists, journals (without payloads) and approvals. */
-  read: ["integrator", "approver", "operator", "admin"],
+  read: ["integrator", "approver", "operator", "admin", "issuer"],
   /** Read journal payloads (step results and errors). */
   readPayloads: ["operator", "admin"],
   signal: ["integrator", "operator", "admin"],
   cancel: ["integrator", "operator", "admin"],
   approve: ["approver", "admin"],
+  /** Mint an organisation's asset to holders (POST /v1/assets/{id}/mints; docs/assets.md, "Minting"). */
+  mint: ["issuer", "admin"],
   /** Retry a suspended or held execution now (POST /v1/executions/{id}/resume). */
   resume: ["operator", "admin"],
   /** Bulk operations by query: create with a dry run, read their progress and failures, abort. */
   operations: ["operator", "admin"],
   /** Pause and unpause a run (POST /v1/executions/{id}/pause, /unpause): the roles that may resume. */
   pause: ["operator", "admin"],
+  /** Reset a run onto the newest version from a journal position (POST /v1/executions/{id}/reset). */
+  reset: ["operator", "admin"],
   /** The signed evidence export of an execution (GET /v1/executions/{id}/evidence). */
   evidence: ["operator", "admin"],
   /** The org's webhook subscriptions (never their secrets), deliveries and dead letters. */

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { TransactionRequest } from "../../chain/lifecycle/transaction-schemas.js";
+import { attributionSuffix } from "../../chain/attribution.js";
+import { deploymentIssue, TransactionRequest } from "../../chain/lifecycle/transaction-schemas.js";
 import { LEDGER_SCOPE_KINDS } from "../../ledger-index/ledger-scope.js";
 import { addressTextSchema } from "../../values/address.js";
 import { chainIdParameter } from "../query-params.js";
@@ -24,8 +25,25 @@ export const TransactionBody = TransactionRequest.omit({ chainId: true })
         input: body.paymaster,
         message: "needs `account`: a paymaster pays gas only for a UserOperation",
       });
+    const deploy = deploymentIssue(body, suffixBytes(body.attribution));
+    if (deploy)
+      ctx.addIssue({
+        code: "custom",
+        path: [deploy.field],
+        input: body[deploy.field],
+        message: deploy.message,
+      });
   })
   .meta({ id: "ChainTransactionRequest" });
+
+/** The attribution suffix's length; codes that cannot be encoded are the lifecycle's ATTRIBUTION_INVALID. */
+function suffixBytes(codes: readonly string[]): number {
+  try {
+    return (attributionSuffix(codes).length - 2) / 2;
+  } catch {
+    return 0;
+  }
+}
 
 const ADDRESS = addressTextSchema();
 

@@ -1,14 +1,13 @@
 import type { Request, Response } from "express";
-import { z } from "zod";
 import { CHAIN_ERRORS } from "../../chain/chain-error-codes.js";
 import { chainTransaction } from "../../chain/lifecycle/transaction-workflow.js";
-import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
-import type { ApiDeps } from "../api-deps.js";
+import type { ApiDeps, CustodySignerRef } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
-import { executionPath, toExecutionResource } from "../executions/resource.js";
-import { IdempotencyKeySchema } from "../executions/schemas.js";
+import { idempotencyKeyOf, startAndAnswer } from "../executions/start-answer.js";
 import { parseRequest } from "../http.js";
+import { apiError } from "../problem.js";
 import { ChainIdParams, TransactionBody } from "./schemas.js";
 
 /**
@@ -20,32 +19,16 @@ import { ChainIdParams, TransactionBody } from "./schemas.js";
  */
 export function startTransaction(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
-    const principal = principalOf(res);
     const { chainId } = parseRequest(ChainIdParams, req.params, "path");
     assertChainConfigured(chainId, deps.chainIds);
     const body = parseRequest(TransactionBody, req.body ?? {}, "body");
-    const headers = parseRequest(
-      z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
-      { "idempotency-key": req.headers["idempotency-key"] },
-      "header",
-    );
-    const idempotencyKey = headers["idempotency-key"];
-    const { executionId, created } = await deps.client.start({
+    if (body.to === undefined)
+      refuseCustodyDeployment(body.signerId, principalOf(res).orgId, deps.custodySigners);
+    await startAndAnswer(deps, res, {
       workflow: chainTransaction.name,
       input: { ...body, chainId },
-      orgId: principal.orgId,
-      createdBy: principal.keyId,
-      ...(idempotencyKey !== undefined
-        ? { idempotencyKey, idempotencyTtlMs: deps.settings.idempotencyTtlSeconds * 1000 }
-        : {}),
+      idempotencyKey: idempotencyKeyOf(req.headers),
     });
-    const record = await deps.reads.get(principal.orgId, executionId);
-    if (!record) {
-      throw new TenorError(ENGINE_ERRORS.EXECUTION_NOT_FOUND, `execution ${executionId} was not found`);
-    }
-    res.setHeader("Location", executionPath(executionId));
-    if (!created) res.setHeader("Idempotent-Replayed", "true");
-    res.status(202).json(toExecutionResource(record));
   };
 }
 
@@ -60,4 +43,26 @@ export function assertChainConfigured(chainId: number, configured: readonly numb
     `chain ${chainId} is not configured (configured: ${configured.length ? configured.join(", ") : "none"})`,
     { details: { chainId, configured: [...configured] } },
   );
+}
+
+/**
+ * A deployment (no `to`) through a custody signer the caller's organisation may use is refused
+ * before anything starts (400 REQUEST_INVALID naming `body.signerId`), like the other deployment
+ * refusals: the provider's intents always name a callee (docs/chains.md, "Deploying a contract").
+ * Another organisation's custody signer is not named here: its start fails SIGNER_UNKNOWN as for
+ * any signer that is not the caller's.
+ */
+function refuseCustodyDeployment(
+  signerId: string,
+  orgId: string,
+  custodySigners: readonly CustodySignerRef[],
+): void {
+  const custody = custodySigners.some(
+    (s) => s.id === signerId && (s.orgId === undefined || s.orgId === orgId),
+  );
+  if (!custody) return;
+  const message = `is custody signer ${signerId}, whose provider sends only calls with a callee: a deployment needs a local-key signer`;
+  throw apiError(API_ERRORS.REQUEST_INVALID, `the request is invalid: body.signerId: ${message}`, {
+    errors: [{ pointer: "body.signerId", message }],
+  });
 }

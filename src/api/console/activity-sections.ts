@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import type { Activity } from "../executions/activity.js";
 import type { PayloadSchema } from "../executions/activity-schemas.js";
-import { timeCellAt } from "./console-time.js";
+import { type ConsoleClock, timeCell } from "./console-time.js";
 import { executionHref, statusBadge } from "./fragments.js";
 import { type Html, html } from "./html.js";
 
@@ -48,24 +48,24 @@ ${
 }</section>`;
 }
 
-export function signalsSection(activity: Activity, now: Date): Html | null {
+export function signalsSection(activity: Activity, clock: ConsoleClock): Html | null {
   if (activity.signals.length === 0) return null;
   return html`<section aria-label="Signals"><h2>Signals delivered</h2>
 <table><thead><tr><th>Name</th><th>Sent by</th><th>When</th><th>Taken at</th><th>Payload</th></tr></thead><tbody>
 ${activity.signals.map(
   (s) => html`<tr><td>${s.kind === "approval" ? `approval ${s.name}` : s.name}</td>
 <td>${s.sentBy ? `${s.sentBy.subject} (key ${s.sentBy.name}, ${s.sentBy.role})` : s.kind === "approval" ? "its votes" : "not recorded"}</td>
-<td>${timeCellAt(s.at, now)}</td><td>${s.consumedPosition === null ? "not yet" : `position ${s.consumedPosition}`}</td>
+<td>${timeCell(s.at, clock)}</td><td>${s.consumedPosition === null ? "not yet" : `position ${s.consumedPosition}`}</td>
 <td>${payloadCell(s.payload)}</td></tr>`,
 )}</tbody></table></section>`;
 }
 
-export function auditSection(activity: Activity, now: Date): Html | null {
+export function auditSection(activity: Activity, clock: ConsoleClock): Html | null {
   if (!activity.auditIncluded || activity.audit.length === 0) return null;
   return html`<section aria-label="Audit"><h2>Audit</h2>
 <table><thead><tr><th>When</th><th>Action</th><th>Who</th><th>Target</th><th>Outcome</th></tr></thead><tbody>
 ${activity.audit.map(
-  (a) => html`<tr><td>${timeCellAt(a.at, now)}</td><td>${a.action}</td><td>${a.subject} (${a.role})</td>
+  (a) => html`<tr><td>${timeCell(a.at, clock)}</td><td>${a.action}</td><td>${a.subject} (${a.role})</td>
 <td>${a.target}</td><td>${a.outcome}</td></tr>`,
 )}</tbody></table></section>`;
 }

@@ -21,6 +21,8 @@ import {
 import { keyQueueFor } from "../executions/key-queue.js";
 import { pauseRun, unpauseRun } from "../executions/pause-routes.js";
 import { requireExecution } from "../executions/read-routes.js";
+import { resetRun } from "../executions/reset-route.js";
+import { ResetBodySchema } from "../executions/reset-schemas.js";
 import { resumeRun } from "../executions/resume-route.js";
 import { CancelBodySchema } from "../executions/schemas.js";
 import { handler, parseRequest } from "../http.js";
@@ -34,12 +36,15 @@ import {
   consoleSignInRouter,
   consoleUser,
 } from "./console-auth.js";
+import { consoleClock, consoleTimeZone, zoneHeader } from "./console-zone.js";
 import { executionBody, NOTICES, type Notice } from "./execution-page.js";
 import { executionHref } from "./fragments.js";
 import { html, layout } from "./html.js";
 import { listPage, whoOf } from "./list-page.js";
+import { operationsPages } from "./operations-pages.js";
 import { runnersPage } from "./runners-page.js";
 import { schedulesPages } from "./schedules-page.js";
+import { timeZonePage } from "./time-zone-page.js";
 
 /**
  * The operator's web console at /console (docs/console.md): server-rendered pages, no scripts, for
@@ -50,9 +55,13 @@ import { schedulesPages } from "./schedules-page.js";
  */
 export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
   const router = Router();
+  // The viewer's time zone for every console page: `?tz=` or its cookie (console-zone.ts).
+  router.use(CONSOLE_PATHS.home, consoleTimeZone);
   router.use(consoleSignInRouter(deps.keys, sessions));
   // The platform's pages, for platform keys (src/api/console/schedules-page.ts).
   router.use(schedulesPages(deps, sessions));
+  // The organisation's bulk operations (src/api/console/operations-pages.ts).
+  router.use(operationsPages(deps, sessions));
   const signedIn = [consoleHeaders, ...consoleForm, consoleSession(deps.keys, sessions)];
   router.get(CONSOLE_PATHS.home, ...signedIn, handler(listPage(deps)));
   router.get(
@@ -60,6 +69,12 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
     consoleHeaders,
     consoleSession(deps.keys, sessions, "any"),
     handler(runnersPage(deps)),
+  );
+  router.get(
+    CONSOLE_PATHS.timeZone,
+    consoleHeaders,
+    consoleSession(deps.keys, sessions, "any"),
+    timeZonePage,
   );
   router.get(
     `${CONSOLE_PATHS.home}/executions/:id`,
@@ -180,6 +195,22 @@ export function consoleRouter(deps: ApiDeps, sessions: BoardSessions): Router {
     await unpauseRun(deps, user.principal, record);
     return "unpaused";
   });
+  action("reset", "execution.reset", id, "reset", async (req, record, user) => {
+    const form = (req.body ?? {}) as Record<string, unknown>;
+    const body = parseRequest(
+      ResetBodySchema,
+      {
+        position:
+          typeof form.position === "string" && form.position.trim() !== ""
+            ? Number(form.position)
+            : undefined,
+        reason: typeof form.reason === "string" && form.reason.trim() !== "" ? form.reason.trim() : undefined,
+      },
+      "body",
+    );
+    await resetRun(deps, user.principal, record, { ...body, idempotencyKey: null });
+    return "reset";
+  });
   return router;
 }
 
@@ -230,6 +261,7 @@ async function findOrRender(deps: ApiDeps, req: Request, res: Response): Promise
           title: "Not found",
           home: CONSOLE_PATHS.home,
           who: whoOf(consoleUser(res)),
+          timeZone: zoneHeader(res),
           body: html`<section class="alert" role="alert">${error.message}</section>`,
         }),
       );
@@ -246,12 +278,14 @@ async function renderExecution(
   status: number,
 ): Promise<void> {
   const user = consoleUser(res);
-  const [journal, votes, activity, keyQueue, shown] = await Promise.all([
+  const clock = consoleClock(res);
+  const [journal, votes, activity, keyQueue, shown, resets] = await Promise.all([
     deps.client.journal(record.id, record.orgId),
     deps.approvals.list(record.orgId, record.id),
     activityOf(deps, user.principal, record),
     keyQueueFor(deps.keyLines, record),
     withChildFunding((orgId, id) => deps.reads.get(orgId, id), record),
+    deps.reads.resets(record.orgId, record.id),
   ]);
   res
     .status(status)
@@ -261,6 +295,7 @@ async function renderExecution(
         title: `${record.workflow} ${record.id}`,
         home: CONSOLE_PATHS.home,
         who: whoOf(user),
+        timeZone: zoneHeader(res),
         ...liveRefresh(record, keyQueue.length > 0),
         body: executionBody(
           {
@@ -270,7 +305,9 @@ async function renderExecution(
             user,
             keyQueue,
             activity,
-            now: new Date(),
+            resets,
+            now: clock.now,
+            zone: clock.zone,
             evidenceSigned: deps.evidenceKey !== undefined,
           },
           alert,

@@ -3,6 +3,7 @@ import type { JournalView } from "../../engine/execution-client.js";
 import type { WaitDescriptor } from "../../engine/execution-store.js";
 import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import type { ResetHistory } from "../../store/pg-reset.js";
 import { roleMay } from "../auth/permissions.js";
 import type { Activity } from "../executions/activity.js";
 import { childFundingOf, childFundingSummary } from "../executions/child-funding.js";
@@ -13,11 +14,12 @@ import { CANCEL_REASON_MAX } from "../executions/schemas.js";
 import { stepTimings } from "../executions/step-timing.js";
 import { auditSection, familySection, inputOutputSection, signalsSection } from "./activity-sections.js";
 import type { ConsoleUser } from "./console-auth.js";
-import { timeCellAt } from "./console-time.js";
+import { type ConsoleClock, timeCell, UTC_CLOCK_ZONE } from "./console-time.js";
 import { feeBumpsSection } from "./fee-bumps-section.js";
 import { describeWait, duration, executionHref, statusBadge } from "./fragments.js";
 import { type Html, html, jsonBlock } from "./html.js";
 import { keyQueueSection } from "./key-queue-section.js";
+import { resetForm, resetsSection } from "./reset-section.js";
 
 /** Everything one execution's page shows. */
 export interface ExecutionPageData {
@@ -29,8 +31,12 @@ export interface ExecutionPageData {
   activity: Activity;
   /** The moment of the render: relative times ("3 min ago") are true then. */
   now: Date;
+  /** The viewer's IANA zone for absolute times (src/api/console/console-zone.ts); UTC when absent. */
+  zone?: string;
   /** The key lines the run is queued in and who holds them (src/api/executions/key-queue.ts). */
   keyQueue?: readonly KeyQueueEntry[];
+  /** The run's resets with the positions each set aside (docs/engine.md, "Reset"); absent: none. */
+  resets?: readonly ResetHistory[];
   /** Whether the api has an evidence signing key (else the export answers EVIDENCE_SIGNING_DISABLED). */
   evidenceSigned?: boolean;
 }
@@ -43,6 +49,7 @@ export const NOTICES = {
   resumed: "The run was woken and runs again now.",
   paused: "The run is paused: it finishes its current step and takes no new turn until unpaused.",
   unpaused: "The run is unpaused and runs again now.",
+  reset: "The run was reset onto the newest version and runs again now; the later positions are set aside.",
 } as const;
 export type Notice = keyof typeof NOTICES;
 
@@ -56,7 +63,8 @@ export function executionBody(
   const may = (p: Parameters<typeof roleMay>[1]) => roleMay(data.user.principal.role, p);
   const waiting = record.status === "waiting" || record.status === "suspended";
   const waits = waiting ? (record.waitingFor ?? []) : [];
-  const at = (iso: string | null) => timeCellAt(iso, data.now);
+  const clock: ConsoleClock = { zone: data.zone ?? UTC_CLOCK_ZONE, now: data.now };
+  const at = (iso: string | null) => timeCell(iso, clock);
   return html`
 ${alert ? html`<section class="alert" role="alert"><strong>${alert.code}</strong>: ${alert.message}</section>` : null}
 ${notice ? html`<section role="status">${NOTICES[notice]}</section>` : null}
@@ -67,22 +75,24 @@ ${record.parentId ? html`<tr><th>Parent</th><td><a href="${executionHref(record.
 <tr><th>Created</th><td>${at(record.createdAt)}</td></tr><tr><th>Updated</th><td>${at(record.updatedAt)}</td></tr>
 ${record.completedAt ? html`<tr><th>Finished</th><td>${at(record.completedAt)}</td></tr>` : null}
 ${record.wakeAt && waiting ? html`<tr><th>Wakes at</th><td>${at(record.wakeAt)}</td></tr>` : null}
-${cancellationRows(record, data.now)}
-${pauseRows(record, data.now)}
+${cancellationRows(record, clock)}
+${pauseRows(record, clock)}
 </tbody></table></section>
-${waits.length > 0 ? waitsSection(waits, record.hold) : null}
-${keyQueueSection(data.keyQueue ?? [])}
+${waits.length > 0 ? waitsSection(waits, record.hold, clock.zone) : null}
+${keyQueueSection(data.keyQueue ?? [], clock)}
 ${progressSection(record.progress)}
 ${inputOutputSection(data.activity)}
 ${failureSection(record.failure)}${holdSection(record)}
-${approvalsSection(waits, data, may("approve"))}
-${fundingSection(waits)}
+${approvalsSection(waits, data, may("approve"), clock)}
+${fundingSection(waits, clock)}
 ${may("readPayloads") ? feeBumpsSection(record.workflow, data.journal) : null}
 ${timelineSection(data, may("readPayloads"))}
 ${familySection(data.activity)}
-${signalsSection(data.activity, data.now)}
-${auditSection(data.activity, data.now)}
+${signalsSection(data.activity, clock)}
+${auditSection(data.activity, clock)}
 ${may("evidence") ? evidenceSection(record.id, data.evidenceSigned === true) : null}
+${resetsSection(data.resets ?? [], clock)}
+${may("reset") ? resetForm(record, data.user, data.journal.length) : null}
 ${actionsSection(record, data.user, {
   signal: may("signal"),
   cancel: may("cancel"),
@@ -92,27 +102,27 @@ ${actionsSection(record, data.user, {
 }
 
 /** When a cancellation was asked for, by whom (the key's subject and name) and why. */
-function cancellationRows(record: ExecutionRecord, now: Date): Html | null {
+function cancellationRows(record: ExecutionRecord, clock: ConsoleClock): Html | null {
   if (!record.cancelRequestedAt) return null;
   const by = record.cancelRequestedBy;
-  return html`<tr><th>Cancel requested</th><td>${timeCellAt(record.cancelRequestedAt, now)}</td></tr>
+  return html`<tr><th>Cancel requested</th><td>${timeCell(record.cancelRequestedAt, clock)}</td></tr>
 <tr><th>Cancelled by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
 <tr><th>Reason</th><td>${record.cancelReason ?? "none given"}</td></tr>`;
 }
 
 /** While paused: since when, by whom (the key's subject and name) and why. */
-function pauseRows(record: ExecutionRecord, now: Date): Html | null {
+function pauseRows(record: ExecutionRecord, clock: ConsoleClock): Html | null {
   const pause = record.paused;
   if (!pause || record.status === "completed" || record.status === "failed") return null;
   const by = pause.by;
-  return html`<tr><th>Paused</th><td>${timeCellAt(pause.at, now)}</td></tr>
+  return html`<tr><th>Paused</th><td>${timeCell(pause.at, clock)}</td></tr>
 <tr><th>Paused by</th><td>${by ? `${by.subject} (key ${by.name}, ${by.role})` : "not recorded"}</td></tr>
 <tr><th>Pause reason</th><td>${pause.reason ?? "none given"}</td></tr>`;
 }
 
-function waitsSection(waits: readonly WaitDescriptor[], hold: ExecutionRecord["hold"]): Html {
+function waitsSection(waits: readonly WaitDescriptor[], hold: ExecutionRecord["hold"], zone: string): Html {
   return html`<section aria-label="Waiting for"><h2>Waiting for</h2><ul>${waits.map(
-    (w) => html`<li>${describeWait(w, hold)}</li>`,
+    (w) => html`<li>${describeWait(w, hold, zone)}</li>`,
   )}</ul></section>`;
 }
 
@@ -147,13 +157,14 @@ function approvalsSection(
   waits: readonly WaitDescriptor[],
   data: ExecutionPageData,
   mayApprove: boolean,
+  clock: ConsoleClock,
 ): Html | null {
   const pending = waits.filter((w) => w.kind === "approval" && w.position !== undefined);
   if (pending.length === 0 && data.votes.length === 0) return null;
   return html`<section aria-label="Approvals"><h2>Approvals</h2>
 ${pending.map((w) => {
   const details = w.details as unknown as ApprovalWaitDetails;
-  return html`<h3>${w.name} (quorum ${details.quorum}${w.until ? `, until ${w.until}` : ""})</h3>
+  return html`<h3>${w.name} (quorum ${details.quorum}${w.until ? html`, until ${timeCell(w.until, clock)}` : ""})</h3>
 <p>Parameters you approve:</p>${jsonBlock(details.params)}<p>Hash: <code data-params-hash>${details.paramsHash}</code></p>
 ${
   mayApprove
@@ -173,23 +184,24 @@ ${data.votes.map(
   (
     v,
   ) => html`<tr><td>${v.name}</td><td>${v.decision}</td><td>${v.approver.name} (${v.subject}, ${v.approver.role})</td>
-<td>${timeCellAt(v.approver.at, data.now)}</td><td><code>${v.paramsHash}</code></td><td>${v.reason ?? ""}</td></tr>`,
+<td>${timeCell(v.approver.at, clock)}</td><td><code>${v.paramsHash}</code></td><td>${v.reason ?? ""}</td></tr>`,
 )}</tbody></table>`
     : null
 }</section>`;
 }
 
 /** The run's own funding waits, and those of children it waits for (src/api/executions/child-funding.ts). */
-function fundingSection(waits: readonly WaitDescriptor[]): Html | null {
+function fundingSection(waits: readonly WaitDescriptor[], clock: ConsoleClock): Html | null {
   const funding = waits.filter((w) => w.kind === "funding");
   const children = waits.flatMap((w) => childFundingOf(w) ?? []);
   if (funding.length === 0 && children.length === 0) return null;
   return html`<section aria-label="Funding requests"><h2>Funding requests</h2>${funding.map(
-    (w) => html`<h3>${w.name}${w.until ? ` (deadline ${w.until})` : ""}</h3>${jsonBlock(w.details ?? {})}`,
+    (w) =>
+      html`<h3>${w.name}${w.until ? html` (deadline ${timeCell(w.until, clock)})` : ""}</h3>${jsonBlock(w.details ?? {})}`,
   )}${children.map(
     (
       f,
-    ) => html`<h3>gas for <a href="${executionHref(f.executionId)}">${f.workflow} ${f.executionId}</a> (deadline ${f.deadline})</h3>
+    ) => html`<h3>gas for <a href="${executionHref(f.executionId)}">${f.workflow} ${f.executionId}</a> (deadline ${f.deadline ? timeCell(f.deadline, clock) : "none"})</h3>
 <p data-child-funding>${childFundingSummary(f)}</p>${jsonBlock(f)}`,
   )}</section>`;
 }

@@ -18,15 +18,18 @@ export function statusBadge(status: string): Html {
   return html`<span class="status ${status}">${status}</span>`;
 }
 
-/** What a waiting or suspended execution waits for and until when, in one line. */
-export function describeWaits(record: Pick<ExecutionRecord, "status" | "waitingFor" | "hold">): string {
+/** What a waiting or suspended execution waits for and until when (in `zone`), in one line. */
+export function describeWaits(
+  record: Pick<ExecutionRecord, "status" | "waitingFor" | "hold">,
+  zone: string,
+): string {
   if (record.status !== "waiting" && record.status !== "suspended") return "";
-  return (record.waitingFor ?? []).map((w) => describeWait(w, record.hold)).join("; ");
+  return (record.waitingFor ?? []).map((w) => describeWait(w, record.hold, zone)).join("; ");
 }
 
 /** A held run's `fix` wait reads in words (its name is the hold's code, which follows in brackets). */
-export function describeWait(wait: WaitDescriptor, hold: ExecutionRecord["hold"] = null): string {
-  const until = wait.until ? ` until ${consoleTime(wait.until)}` : "";
+export function describeWait(wait: WaitDescriptor, hold: ExecutionRecord["hold"], zone: string): string {
+  const until = wait.until ? ` until ${consoleTime(wait.until, zone)}` : "";
   if (wait.kind === "fix" && hold) return `held for ${holdSummary(hold)} (${wait.name})${until}`;
   if (wait.kind === "pause") return pauseSummary(wait.details ?? {});
   const funding = childFundingOf(wait);

@@ -48,7 +48,7 @@ export function jsonBlock(value: unknown): Html {
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
 header{background:#1b2a41;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1rem;align-items:center}
-header a{color:#fff}header .who{margin-left:auto;font-size:.9rem}
+header a{color:#fff}header nav{margin-right:auto}header .who,header .zone{font-size:.9rem}
 main{padding:1rem 1.2rem;max-width:78rem}
 table{border-collapse:collapse;width:100%;background:#fff}
 th,td{border-bottom:1px solid #dde1e6;padding:.35rem .5rem;text-align:left;vertical-align:top;font-size:.9rem}
@@ -75,6 +75,8 @@ export function layout(options: {
   who?: { name: string; role: string; orgId: string | null; csrf: string; signOut: string };
   refreshSeconds?: number;
   home: string;
+  /** The zone the page's times are in and the link to change it (src/api/console/console-zone.ts). */
+  timeZone?: { zone: string; change: string };
 }): string {
   const { who } = options;
   return html`<!doctype html><html lang="en"><head><meta charset="utf-8">
@@ -85,7 +87,14 @@ ${options.refreshSeconds ? new Html(`<meta http-equiv="refresh" content="${optio
 ${
   who
     ? html`<nav>${who.orgId === null ? html`<a href="${CONSOLE_PATHS.schedules}">Schedules</a>` : html`<a href="${CONSOLE_PATHS.home}">Executions</a>`}
+${who.orgId === null ? null : html`<a href="${CONSOLE_PATHS.operations}">Operations</a>`}
 <a href="${CONSOLE_PATHS.runners}">Runners</a></nav>`
+    : null
+}
+${
+  options.timeZone
+    ? html`<span class="zone">Times in <strong data-zone>${options.timeZone.zone}</strong>
+<a href="${options.timeZone.change}">change</a></span>`
     : null
 }
 ${

@@ -6,6 +6,7 @@ import { ExecutionStatusSchema, LIST_STATUSES, ListQuerySchema } from "../execut
 import { decodeCursor, encodeCursor } from "../list-cursor.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
 import { timeCell } from "./console-time.js";
+import { consoleClock, zoneHeader } from "./console-zone.js";
 import { describeWaits, executionHref, statusBadge } from "./fragments.js";
 import { Html, html, layout } from "./html.js";
 
@@ -22,6 +23,7 @@ const STATUSES = ExecutionStatusSchema.options;
 export function listPage(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const user = consoleUser(res);
+    const clock = consoleClock(res);
     const orgId = user.principal.orgId;
     const query = ListQuerySchema.safeParse(dropEmpty(req.query as Record<string, unknown>));
     const filter = query.success ? query.data : ListQuerySchema.parse({});
@@ -71,7 +73,7 @@ ${page.map(
   (
     e,
   ) => html`<tr><td><a href="${executionHref(e.id)}">${e.id}</a></td><td>${e.workflow}@${e.workflowVersion}</td>
-<td>${statusBadge(e.status)}</td><td>${describeWaits(e)}</td><td>${timeCell(e.createdAt)}</td><td>${timeCell(e.updatedAt)}</td></tr>`,
+<td>${statusBadge(e.status)}</td><td>${describeWaits(e, clock.zone)}</td><td>${timeCell(e.createdAt, clock)}</td><td>${timeCell(e.updatedAt, clock)}</td></tr>`,
 )}
 </tbody></table>
 ${page.length === 0 ? html`<p>No executions match.</p>` : null}
@@ -83,6 +85,7 @@ ${next ? html`<p><a href="${next}">Older executions</a></p>` : null}`;
         who: whoOf(user),
         refreshSeconds: LIST_REFRESH_SECONDS,
         home: CONSOLE_PATHS.home,
+        timeZone: zoneHeader(res),
       }),
     );
   };

@@ -3,6 +3,7 @@ import type { ApiDeps } from "../api-deps.js";
 import { readReplicasStatus } from "../platform/replicas-status.js";
 import { CONSOLE_PATHS, consoleUser } from "./console-auth.js";
 import { timeCell } from "./console-time.js";
+import { consoleClock, zoneHeader } from "./console-zone.js";
 import { duration } from "./fragments.js";
 import { html, layout } from "./html.js";
 import { whoOf } from "./list-page.js";
@@ -17,6 +18,7 @@ const RUNNERS_REFRESH_SECONDS = 5;
  */
 export function runnersPage(deps: ApiDeps) {
   return async (_req: Request, res: Response): Promise<void> => {
+    const clock = consoleClock(res);
     const status = await readReplicasStatus(deps.replicas, deps.shardCount, deps.chainIds.length > 0);
     const alerts = [
       ...(status.live.runner === 0 ? ["No live runner: no execution advances until one starts."] : []),
@@ -35,7 +37,7 @@ ${status.shards.map((s) => html`<span>${s.role} shards owned <strong data-owned=
 ${status.instances.map(
   (r) => html`<tr data-replica="${r.id}"><td>${r.role}</td><td>${r.id}</td>
 <td><span class="status ${r.live ? "completed" : "failed"}">${r.live ? "live" : "not live"}</span></td>
-<td>${timeCell(r.startedAt)}</td>
+<td>${timeCell(r.startedAt, clock)}</td>
 <td><time datetime="${r.lastHeartbeatAt}">${duration(r.heartbeatAgeMs)} ago</time></td>
 <td title="${r.shards.join(", ")}">${r.shards.length}</td>
 <td>${r.capacity === null ? "" : `${r.busy ?? 0} of ${r.capacity}`}</td>
@@ -50,6 +52,7 @@ ${status.instances.length === 0 ? html`<p>No runner or indexer has reported in t
         who: whoOf(consoleUser(res)),
         refreshSeconds: RUNNERS_REFRESH_SECONDS,
         home: CONSOLE_PATHS.home,
+        timeZone: zoneHeader(res),
       }),
     );
   };

@@ -17,6 +17,8 @@ import {
   type PlatformConsoleUser,
   platformConsoleUser,
 } from "./console-auth.js";
+import { timeCell } from "./console-time.js";
+import { consoleClock, zoneHeader } from "./console-zone.js";
 import { duration, statusBadge } from "./fragments.js";
 import { type Html, html, layout } from "./html.js";
 import { whoOf } from "./list-page.js";
@@ -98,6 +100,7 @@ async function renderSchedules(
   status: number,
 ): Promise<void> {
   const user = platformConsoleUser(res);
+  const clock = consoleClock(res);
   const schedules = (await deps.schedules.list()).map(scheduleJson);
   const manage = roleMay(user.principal.role, "schedulesManage");
   const body = html`
@@ -110,9 +113,9 @@ ${manage ? null : html` Only platform-admin may pause, resume or trigger.`}</p>
 ${manage ? html`<th>Actions</th>` : null}</tr></thead><tbody>
 ${schedules.map(
   (s) => html`<tr data-schedule="${s.name}"><td>${s.name}</td><td>${statusBadge(s.state)}</td>
-<td title="${s.cadenceMs} ms">${s.cadenceText}</td><td>${s.nextRunAt ?? ""}</td><td>${s.lastAttemptAt ?? "never"}</td>
+<td title="${s.cadenceMs} ms">${s.cadenceText}</td><td>${timeCell(s.nextRunAt, clock)}</td><td>${s.lastAttemptAt === null ? "never" : timeCell(s.lastAttemptAt, clock)}</td>
 <td>${s.lastOutcome ?? ""}</td><td>${duration(s.lastDurationMs)}</td><td>${s.consecutiveFailures}</td>
-<td>${s.lastError ?? ""}</td><td>${s.paused ? `${s.paused.at} by ${s.paused.by ?? "?"}` : ""}</td>
+<td>${s.lastError ?? ""}</td><td>${s.paused ? html`${timeCell(s.paused.at, clock)} by ${s.paused.by ?? "?"}` : ""}</td>
 ${manage ? html`<td>${actionForms(s.name, s.paused !== null, user)}</td>` : null}</tr>`,
 )}
 </tbody></table>
@@ -120,7 +123,15 @@ ${schedules.length === 0 ? html`<p>No schedule is registered yet: no runner has 
   res
     .status(status)
     .type("html")
-    .send(layout({ title: "Schedules", home: CONSOLE_PATHS.schedules, who: whoOf(user), body }));
+    .send(
+      layout({
+        title: "Schedules",
+        home: CONSOLE_PATHS.schedules,
+        who: whoOf(user),
+        timeZone: zoneHeader(res),
+        body,
+      }),
+    );
 }
 
 function actionForms(name: string, paused: boolean, user: PlatformConsoleUser): Html {

@@ -3,6 +3,7 @@ import type { JournalView } from "../../engine/execution-client.js";
 import type { VoteRecord } from "../../store/pg-approvals.js";
 import type { ExecutionAuditRecord, SignalRecord } from "../../store/pg-evidence.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import type { ResetHistory } from "../../store/pg-reset.js";
 import { presentedWait } from "../executions/step-timing.js";
 
 /** Everything an evidence export is built from, read within the caller's organisation. */
@@ -13,10 +14,12 @@ export interface EvidenceSources {
   votes: readonly VoteRecord[];
   signals: readonly SignalRecord[];
   audit: readonly ExecutionAuditRecord[];
+  /** Its resets, each with the positions it set aside (absent: none). */
+  resets?: readonly ResetHistory[];
 }
 
 export interface EvidenceFact {
-  type: "execution" | "journal" | "approval" | "signal" | "audit" | "transition" | "transaction";
+  type: "execution" | "journal" | "approval" | "signal" | "audit" | "transition" | "transaction" | "reset";
   at: string | null;
   data: unknown;
 }
@@ -28,7 +31,8 @@ const TX_HASH = /^0x[0-9a-fA-F]{64}$/;
 /**
  * The export's facts in time order (ties keep the order they are listed in): the execution as
  * started, each journal position, each vote, signal and audit row, the status transitions and the
- * transaction hashes its steps recorded. Transitions are derived from journal timestamps: Tenor
+ * transaction hashes its steps recorded, and each reset with the journal positions it set aside
+ * (history the run no longer replays: `journal` facts are the positions it stands on now). Transitions are derived from journal timestamps: Tenor
  * keeps no separate status history. An approval is named as the workflow declared it (kind
  * `approval`), never by its reserved signal `$approval:<name>`; each signal names its sender.
  */
@@ -83,6 +87,7 @@ export function evidenceFacts(sources: EvidenceSources): EvidenceFact[] {
     })),
     ...sources.signals.map((s) => ({ type: "signal" as const, at: s.createdAt, data: signalData(s) })),
     ...sources.audit.map((a) => ({ type: "audit" as const, at: a.at, data: a })),
+    ...(sources.resets ?? []).map((r) => ({ type: "reset" as const, at: r.at, data: resetData(r) })),
     ...transitions(sources),
     ...transactions(sources.journal),
   ];
@@ -171,4 +176,13 @@ function findHashes(value: unknown, path: string, depth = 0): { path: string; ha
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A reset and the positions it set aside, as they were when it set them aside. */
+function resetData(r: ResetHistory) {
+  const { entries, ...reset } = r;
+  return {
+    ...reset,
+    setAsideEntries: entries.map((e) => ({ ...e, ...presentedWait(e.kind, e.name) })),
+  };
 }

@@ -44,6 +44,7 @@ export async function buildEvidence(
       votes,
       signals: extras.signals,
       audit: extras.audit,
+      resets: extras.resets,
     }),
   );
   return signEvidence(
@@ -86,7 +87,16 @@ function exportEvidence(deps: ApiDeps) {
 const EvidenceRecordSchema = z
   .object({
     seq: z.number().int(),
-    type: z.enum(["execution", "journal", "approval", "signal", "audit", "transition", "transaction"]),
+    type: z.enum([
+      "execution",
+      "journal",
+      "approval",
+      "signal",
+      "audit",
+      "transition",
+      "transaction",
+      "reset",
+    ]),
     at: z.string().nullable(),
     data: z.unknown(),
     prev: z.string().meta({ description: "Hash of the record before (64 zeros for the first)." }),

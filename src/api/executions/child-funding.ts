@@ -66,7 +66,7 @@ async function fundingBelow(
   const childId = wait.details?.childId;
   if (wait.kind !== "child" || typeof childId !== "string" || depth === 0) return null;
   const child = await read(orgId, childId);
-  if (!child || child.status !== "waiting") return null;
+  if (child?.status !== "waiting") return null;
   for (const w of child.waitingFor ?? []) {
     if (w.kind === "funding") {
       const funding = fundingOf(child, w);

@@ -3,6 +3,7 @@ import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { recordHistory } from "../../engine/recorded-history.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { ExecutionRecord } from "../../store/pg-execution-reads.js";
+import type { ResetHistory } from "../../store/pg-reset.js";
 import type { ApiDeps } from "../api-deps.js";
 import { principalOf } from "../auth/authenticate.js";
 import { roleMay } from "../auth/permissions.js";
@@ -38,11 +39,20 @@ export async function requireExecution(deps: ApiDeps, req: Request, res: Respons
 export function getExecution(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const record = await requireExecution(deps, req, res);
-    const [shown, keyQueue] = await Promise.all([
+    const [shown, keyQueue, resets] = await Promise.all([
       withChildFunding((orgId, id) => deps.reads.get(orgId, id), record),
       keyQueueFor(deps.keyLines, record),
+      deps.reads.resets(record.orgId, record.id),
     ]);
-    res.json({ ...toExecutionResource(shown), keyQueue });
+    res.json({ ...toExecutionResource(shown), keyQueue, resets: resets.map(withoutPayloads) });
+  };
+}
+
+/** A reset as the run view shows it: the positions it set aside without their payloads. */
+function withoutPayloads(reset: ResetHistory) {
+  return {
+    ...reset,
+    entries: reset.entries.map(({ result: _result, error: _error, ...entry }) => entry),
   };
 }
 

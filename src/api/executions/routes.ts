@@ -7,6 +7,8 @@ import { ActivitySchema } from "./activity-schemas.js";
 import { cancelExecution, deliverSignal } from "./command-routes.js";
 import { pauseExecution, unpauseExecution } from "./pause-routes.js";
 import { getExecution, getHistory, getSteps, listExecutions } from "./read-routes.js";
+import { resetExecution } from "./reset-route.js";
+import { ResetAcceptedSchema, ResetBodySchema } from "./reset-schemas.js";
 import { ResumeAcceptedSchema, resumeExecution } from "./resume-route.js";
 import {
   CancelAcceptedSchema,
@@ -63,6 +65,7 @@ function startPaths(workflows: readonly AnyWorkflow[]): DocumentedPath[] {
     if (!seen || seen.version < workflow.version) newest.set(workflow.name, workflow);
   }
   return [...newest.values()]
+    .filter((workflow) => workflow.startedThrough === undefined)
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((workflow) => ({
       path: `/v1/workflows/${workflow.name}/executions`,
@@ -96,7 +99,7 @@ function startPaths(workflows: readonly AnyWorkflow[]): DocumentedPath[] {
     }));
 }
 
-/** The executions module: start, list, read, journal, history, signal, cancel, resume, pause, unpause. */
+/** The executions module: start, list, read, journal, history, signal, cancel, resume, pause, unpause, reset. */
 export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
   defineRoute({
     method: "post",
@@ -341,5 +344,47 @@ export const EXECUTION_ROUTES: readonly RouteDeclaration[] = [
       },
     },
     handler: unpauseExecution,
+  }),
+  defineRoute({
+    method: "post",
+    path: "/v1/executions/{id}/reset",
+    permission: "reset",
+    audit: { action: "execution.reset", target: (req) => String(req.params.id) },
+    jsonBody: true,
+    openapi: {
+      operationId: "resetExecution",
+      tags: ["executions"],
+      summary: "Reset a held, suspended or failed run onto the newest version from a journal position",
+      description:
+        "In one transaction: journal positions at and after `position` are set aside (kept, with this reset's id, " +
+        "key, time and reason; shown under `resets` in GET /v1/executions/{id} and in the evidence export), signals " +
+        "they consumed are given back, and the run moves to the newest registered version of its workflow with " +
+        "status `running`, then is woken. Refused when the run is running, waiting or completed, or failed after a " +
+        "cancel, as a child or as a keyed run (EXECUTION_NOT_RESETTABLE, `details.status`); when `position` is " +
+        "outside 0..journal length (RESET_POSITION_OUT_OF_RANGE); when a position to set aside started a child " +
+        "or an activity still in flight (RESET_SETS_ASIDE_DISPATCHED); or when the newest version cannot replay " +
+        "the positions kept — the dry replay of `tenor compat` — naming the first position that differs " +
+        "(RESET_PREFIX_NOT_REPLAYABLE). With an `Idempotency-Key`, a repeat answers the first reset " +
+        "(`duplicate: true`); the same key with another body is refused IDEMPOTENCY_KEY_REUSED. " +
+        rolesNote("reset"),
+      request: {
+        params: ExecutionIdParams,
+        headers: z.object({ "idempotency-key": z.string().optional() }),
+        body: { required: true, content: json(ResetBodySchema) },
+      },
+      responses: {
+        202: {
+          description: "Reset and woken (or, with a repeated Idempotency-Key, the first reset).",
+          content: json(ResetAcceptedSchema),
+        },
+        400: problem("MALFORMED_JSON or REQUEST_INVALID (field `errors`)."),
+        404: problem("EXECUTION_NOT_FOUND."),
+        409: problem(
+          "EXECUTION_NOT_RESETTABLE, RESET_SETS_ASIDE_DISPATCHED or RESET_PREFIX_NOT_REPLAYABLE (`details.position`: the first position that differs).",
+        ),
+        422: problem("RESET_POSITION_OUT_OF_RANGE (`details.max`) or IDEMPOTENCY_KEY_REUSED."),
+      },
+    },
+    handler: resetExecution,
   }),
 ];

@@ -119,6 +119,44 @@ export const PauseBodySchema = z
   .strict()
   .meta({ id: "PauseRequest" });
 
+/** A reset as recorded: who, when, why, from where and onto which version. */
+export const ResetSchema = z
+  .object({
+    id: z.uuid(),
+    position: z.int().meta({ description: "The first position set aside." }),
+    fromVersion: z.int(),
+    toVersion: z.int().meta({ description: "The newest registered version, which the run continues on." }),
+    fromStatus: z.string().meta({ description: "The run's status when it was reset: suspended or failed." }),
+    at: z.string().meta({ description: "When (ISO 8601)." }),
+    by: CancelActorSchema.nullable().meta({ description: "The key that reset it; null outside the API." }),
+    reason: z.string().nullable(),
+    setAside: z.int().meta({ description: "How many journal positions were set aside." }),
+    signalsReturned: z.int().meta({
+      description: "Signals those positions had consumed, given back to be consumed again in arrival order.",
+    }),
+  })
+  .meta({ id: "Reset" });
+
+/** A journal position a reset set aside, kept for the record. */
+export const SetAsideEntrySchema = z
+  .object({
+    position: z.int(),
+    kind: z.string(),
+    name: z.string(),
+    state: z.string(),
+    completedAt: z.string().nullable(),
+  })
+  .meta({
+    id: "SetAsideEntry",
+    description: "Payloads are left out here; the evidence export carries them.",
+  });
+
+export const ResetHistorySchema = ResetSchema.extend({
+  entries: z
+    .array(SetAsideEntrySchema)
+    .meta({ description: "The positions this reset set aside, as they were." }),
+}).meta({ id: "ResetHistory" });
+
 export const ExecutionSchema = z
   .object({
     id: z.uuid(),
@@ -144,6 +182,14 @@ export const ExecutionSchema = z
           "Only in `GET /v1/executions/{id}`: every key line the run is queued in (a keyed start, a nonce " +
           "reservation), with who holds the key, since when, and this run's position (1 is next). Empty when " +
           "it waits for no key.",
+      }),
+    resets: z
+      .array(ResetHistorySchema)
+      .optional()
+      .meta({
+        description:
+          "Only in `GET /v1/executions/{id}`: every reset of the run, oldest first, with the journal positions it " +
+          'set aside (kept for the record, no longer replayed; docs/engine.md, "Reset").',
       }),
     idempotencyKey: z.string().nullable(),
     idempotencyExpiresAt: z.string().nullable(),

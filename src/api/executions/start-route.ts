@@ -3,9 +3,11 @@ import { z } from "zod";
 import { ENGINE_ERRORS } from "../../engine/error-codes.js";
 import { TenorError } from "../../errors/tenor-error.js";
 import type { ApiDeps } from "../api-deps.js";
+import { API_ERRORS } from "../api-error-codes.js";
 import { principalOf } from "../auth/authenticate.js";
 import { parseRequest } from "../http.js";
 import { parsePreferWait } from "../prefer.js";
+import { apiError } from "../problem.js";
 import { chainWriteOf, waitUntilIndexed } from "./indexed-wait.js";
 import { executionPath, toExecutionResource } from "./resource.js";
 import { IdempotencyKeySchema, WorkflowNameParams } from "./schemas.js";
@@ -27,7 +29,14 @@ export function startExecution(deps: ApiDeps) {
     const startedAt = Date.now();
     const principal = principalOf(res);
     const { name } = parseRequest(WorkflowNameParams, req.params, "path");
-    deps.registry.get(name); // WORKFLOW_UNKNOWN (404) before anything else
+    const definition = deps.registry.get(name); // WORKFLOW_UNKNOWN (404) before anything else
+    if (definition.startedThrough !== undefined) {
+      // Its own route holds the role and the checks this generic one does not know.
+      throw apiError(API_ERRORS.FORBIDDEN, `${name} is started through ${definition.startedThrough} only`, {
+        workflow: name,
+        path: definition.startedThrough,
+      });
+    }
     const headers = parseRequest(
       z.object({ "idempotency-key": IdempotencyKeySchema.optional() }),
       { "idempotency-key": req.headers["idempotency-key"] },

@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { Request, Response } from "express";
+import type { z } from "zod";
 import type { OperationRecord } from "../../store/pg-operations.js";
 import type { ApiDeps } from "../api-deps.js";
 import { API_ERRORS } from "../api-error-codes.js";
 import { nameAuditTarget } from "../audit/audit-trail.js";
-import { principalOf } from "../auth/authenticate.js";
+import { type OrgPrincipal, principalOf } from "../auth/authenticate.js";
 import { keyActor } from "../executions/command-routes.js";
 import { parseRequest } from "../http.js";
 import { pageAfter, pageOf } from "../list-cursor.js";
@@ -40,55 +41,82 @@ export function toOperationResource(operation: OperationRecord) {
 
 /**
  * `POST /v1/operations`: a dry run counts the runs the filter matches now; otherwise the
- * operation is created with those runs as its items and the runners work through them. An empty
- * filter is refused (OPERATION_FILTER_EMPTY), and so is one matching more than `maxItems`
- * (OPERATION_TOO_LARGE, with the count).
+ * operation is created with those runs as its items and the runners work through them.
  */
 export function createOperation(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const body = parseRequest(CreateOperationSchema, req.body, "body");
-    if (Object.keys(body.filter).length === 0) {
-      throw apiError(
-        API_ERRORS.OPERATION_FILTER_EMPTY,
-        "the filter is empty: it would act on every run of the organisation; name at least one field",
-        { errors: [{ pointer: "body.filter", message: "must name at least one field (got {})" }] },
-      );
-    }
     const principal = principalOf(res);
-    const { store, maxItems } = deps.operations;
     if (body.dryRun === true) {
-      const matched = await store.count(principal.orgId, body.filter);
-      res.status(200).json({ dryRun: true, action: body.action, filter: body.filter, matched, maxItems });
+      res.status(200).json(await countOperation(deps, principal.orgId, body));
       return;
     }
-    const params = {
-      ...(body.reason !== undefined ? { reason: body.reason } : {}),
-      ...(body.signal !== undefined
-        ? { signal: { name: body.signal.name, payload: body.signal.payload ?? null } }
-        : {}),
-    };
-    const created = await store.create({
-      id: randomUUID(),
-      orgId: principal.orgId,
-      action: body.action,
-      filter: body.filter,
-      params,
-      createdBy: keyActor(principal),
-      maxItems,
-    });
-    if (created.kind === "too-many") {
-      throw apiError(
-        API_ERRORS.OPERATION_TOO_LARGE,
-        `the filter matches ${created.matched} runs; one operation acts on at most ${maxItems} (durable.operations.maxItems): narrow it, e.g. by createdBefore`,
-        { matched: created.matched, maxItems },
-      );
-    }
-    nameAuditTarget(res, created.operation.id);
-    res
-      .status(201)
-      .location(`/v1/operations/${created.operation.id}`)
-      .json(toOperationResource(created.operation));
+    const created = await startOperation(deps, principal, body);
+    nameAuditTarget(res, created.id);
+    res.status(201).location(`/v1/operations/${created.id}`).json(toOperationResource(created));
   };
+}
+
+type CreateOperationBody = z.infer<typeof CreateOperationSchema>;
+
+/** An empty filter would act on every run of the organisation: OPERATION_FILTER_EMPTY. */
+function refuseEmptyFilter(body: CreateOperationBody): void {
+  if (Object.keys(body.filter).length > 0) return;
+  throw apiError(
+    API_ERRORS.OPERATION_FILTER_EMPTY,
+    "the filter is empty: it would act on every run of the organisation; name at least one field",
+    { errors: [{ pointer: "body.filter", message: "must name at least one field (got {})" }] },
+  );
+}
+
+/** The dry run: how many runs the filter matches now, and the most one operation may act on. */
+export async function countOperation(deps: ApiDeps, orgId: string, body: CreateOperationBody) {
+  refuseEmptyFilter(body);
+  const matched = await deps.operations.store.count(orgId, body.filter);
+  return {
+    dryRun: true as const,
+    action: body.action,
+    filter: body.filter,
+    matched,
+    maxItems: deps.operations.maxItems,
+  };
+}
+
+/**
+ * Creates the operation as `principal`, with the runs the filter matches now as its items. Refused
+ * for an empty filter (OPERATION_FILTER_EMPTY) and one matching more than `maxItems`
+ * (OPERATION_TOO_LARGE, with the count). The API and the console both create through it.
+ */
+export async function startOperation(
+  deps: ApiDeps,
+  principal: OrgPrincipal,
+  body: CreateOperationBody,
+): Promise<OperationRecord> {
+  refuseEmptyFilter(body);
+  const { store, maxItems } = deps.operations;
+  const params = {
+    ...(body.reason !== undefined ? { reason: body.reason } : {}),
+    ...(body.signal !== undefined
+      ? { signal: { name: body.signal.name, payload: body.signal.payload ?? null } }
+      : {}),
+  };
+  const created = await store.create({
+    id: randomUUID(),
+    orgId: principal.orgId,
+    action: body.action,
+    filter: body.filter,
+    params,
+    createdBy: keyActor(principal),
+    maxItems,
+  });
+  if (created.kind === "too-many") {
+    throw apiError(
+      API_ERRORS.OPERATION_TOO_LARGE,
+      `the filter matches ${created.matched} runs; one operation acts on at most ${maxItems} (durable.operations.maxItems): narrow it, e.g. by createdBefore`,
+      { matched: created.matched, maxItems },
+    );
+  }
+  return created.operation;
 }
 
 export function listOperations(deps: ApiDeps) {
@@ -130,26 +158,35 @@ export function listOperationFailures(deps: ApiDeps) {
 export function abortOperation(deps: ApiDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const operation = await requireOperation(deps, req, res);
-    const principal = principalOf(res);
-    if (operation.status !== "running") {
-      throw apiError(
-        API_ERRORS.OPERATION_FINISHED,
-        `operation ${operation.id} is ${operation.status}; there is nothing to abort`,
-        { operationId: operation.id, status: operation.status },
-      );
-    }
-    const after = await deps.operations.store.requestAbort(
-      principal.orgId,
-      operation.id,
-      keyActor(principal),
-    );
-    res.status(202).json(toOperationResource(after ?? operation));
+    res.status(202).json(toOperationResource(await abortOperationAs(deps, principalOf(res), operation)));
   };
+}
+
+/** Asks the runners to stop `operation`; OPERATION_FINISHED when it already ended. */
+export async function abortOperationAs(
+  deps: ApiDeps,
+  principal: OrgPrincipal,
+  operation: OperationRecord,
+): Promise<OperationRecord> {
+  if (operation.status !== "running") {
+    throw apiError(
+      API_ERRORS.OPERATION_FINISHED,
+      `operation ${operation.id} is ${operation.status}; there is nothing to abort`,
+      { operationId: operation.id, status: operation.status },
+    );
+  }
+  const after = await deps.operations.store.requestAbort(principal.orgId, operation.id, keyActor(principal));
+  return after ?? operation;
 }
 
 async function requireOperation(deps: ApiDeps, req: Request, res: Response): Promise<OperationRecord> {
   const { id } = parseRequest(OperationIdParams, req.params, "path");
-  const operation = await deps.operations.store.get(principalOf(res).orgId, id);
+  return findOperation(deps, principalOf(res).orgId, id);
+}
+
+/** The organisation's operation `id`; OPERATION_NOT_FOUND otherwise (another organisation's too). */
+export async function findOperation(deps: ApiDeps, orgId: string, id: string): Promise<OperationRecord> {
+  const operation = await deps.operations.store.get(orgId, id);
   if (!operation) {
     throw apiError(API_ERRORS.OPERATION_NOT_FOUND, `no operation ${id} in this organisation`, {
       operationId: id,

@@ -26,7 +26,9 @@ const HOW =
   "later is not acted on). The runners apply the action in batches (`durable.operations.batchSize`), record " +
   "each run's outcome, and go on after a restart where they stopped; a run the action is refused for is listed " +
   "under `/failures` with its code. Every action is safe to repeat, so a batch cut by a crash is applied again " +
-  'without a second effect (docs/console.md, "Bulk operations").';
+  'without a second effect (docs/console.md, "Bulk operations"). `reset-to-version` resets each run onto the newest ' +
+  "version of its workflow the runners register, from the first journal position that version does not replay " +
+  '(docs/engine.md, "Reset").';
 
 /** Bulk operations by query: create (with a dry run), list, read, failures, abort. */
 export const OPERATION_ROUTES: readonly RouteDeclaration[] = [
@@ -39,7 +41,8 @@ export const OPERATION_ROUTES: readonly RouteDeclaration[] = [
     openapi: {
       operationId: "createOperation",
       tags: ["operations"],
-      summary: "Act on every run a filter matches: cancel, resume or signal",
+      summary:
+        "Act on every run a filter matches: cancel, resume, signal, pause, unpause or reset-to-version",
       description: `${HOW} \`dryRun: true\` only counts. ${rolesNote("operations")}`,
       request: { body: { required: true, content: json(CreateOperationSchema) } },
       responses: {

@@ -54,13 +54,17 @@ export const SignalSpecSchema = z
   .strict()
   .meta({ id: "OperationSignal" });
 
+/** The actions that keep a reason on every run they act on. */
+const REASON_ACTIONS: readonly string[] = ["cancel", "pause", "reset-to-version"];
+
 export const CreateOperationSchema = z
   .object({
     action: z.enum(OPERATION_ACTIONS),
     filter: OperationFilterSchema,
-    reason: pgText(CANCEL_REASON_MAX)
-      .optional()
-      .meta({ description: "A cancel's reason, kept on every run it cancels." }),
+    reason: pgText(CANCEL_REASON_MAX).optional().meta({
+      description:
+        "A cancel's, a pause's or a reset-to-version's reason, kept on every run it cancels, pauses or resets. Required for `reset-to-version`.",
+    }),
     signal: SignalSpecSchema.optional().meta({ description: "Required for `signal`, refused otherwise." }),
     dryRun: z
       .boolean()
@@ -77,11 +81,17 @@ export const CreateOperationSchema = z
         path: ["signal"],
         message: `is only for action signal (got ${body.action})`,
       });
-    if (body.action !== "cancel" && body.reason !== undefined)
+    if (body.action === "reset-to-version" && body.reason === undefined)
       ctx.addIssue({
         code: "custom",
         path: ["reason"],
-        message: `is only for action cancel (got ${body.action})`,
+        message: "is required when action is reset-to-version",
+      });
+    if (!REASON_ACTIONS.includes(body.action) && body.reason !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["reason"],
+        message: `is only for actions ${REASON_ACTIONS.join(", ")} (got ${body.action})`,
       });
   })
   .meta({ id: "CreateOperation" });
@@ -124,7 +134,10 @@ export const OperationListSchema = z
 export const OperationFailureSchema = z
   .object({
     executionId: z.uuid(),
-    code: z.string().meta({ description: "Stable code: EXECUTION_TERMINAL, EXECUTION_NOT_SUSPENDED, ..." }),
+    code: z.string().meta({
+      description:
+        "Stable code: EXECUTION_TERMINAL, EXECUTION_NOT_SUSPENDED, ...; a reset-to-version's are the single reset's (EXECUTION_NOT_RESETTABLE, RESET_SETS_ASIDE_DISPATCHED, RESET_PREFIX_NOT_REPLAYABLE, ...).",
+    }),
     message: z.string(),
     at: z.string(),
   })

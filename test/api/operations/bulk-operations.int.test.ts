@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHeldRun } from "../../cli/support/held-run.js";
 import { type RolesHarness, startRolesHarness } from "../../cli/support/roles-harness.js";
 import { runTenor } from "../../cli/support/run-cli.js";
 import { killAllProcesses, waitUntil } from "../../support/processes.js";
@@ -18,15 +19,7 @@ beforeAll(async () => {
     shedOnEventLoopLag: false,
     operations: { batchSize: 5, intervalMs: 200 },
   });
-  ids = [];
-  for (let i = 0; i < RUNS; i++)
-    ids.push(await h.startDemo({ symbol: `OPS${i}`, approvalTimeout: "10m", settle: "10ms" }));
-  for (const id of ids)
-    await h.waitFor(
-      id,
-      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
-      "the approval wait",
-    );
+  ids = await h.startDemosAwaitingApproval(Array.from({ length: RUNS }, (_, i) => `OPS${i}`));
 }, 240_000);
 
 afterAll(async () => {
@@ -230,5 +223,126 @@ describe("bulk operations", () => {
     const list = await runTenor(["ops", "list"], as("operator"));
     expect(list.stdout.split("\n")[0]).toMatch(/^OPERATION\s+ACTION\s+STATUS\s+DONE/);
     expect(list.stdout).toContain(`${signal.body.id}  signal  aborted`);
+  }, 240_000);
+
+  it("pauses the runs a filter matches through the CLI and unpauses them through the API, listing the finished and the not paused with their codes", async () => {
+    // The previous test cancelled the first half; the second half waits on its approval.
+    const [cancelled, waiting] = [ids.slice(0, RUNS / 2), ids.slice(RUNS / 2)];
+    const created = await runTenor(
+      [
+        "ops",
+        "create",
+        "--action",
+        "pause",
+        "--workflow",
+        "demo.asset-issue",
+        "--reason",
+        "quarter end",
+        "--json",
+      ],
+      as("operator"),
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const pause = JSON.parse(created.stdout);
+    expect(pause).toMatchObject({ action: "pause", reason: "quarter end", total: RUNS });
+    const paused = await operationUntil(pause.id, "the pause to end", (o) => o.status === "completed");
+    expect(paused).toMatchObject({ succeeded: waiting.length, failed: cancelled.length });
+    const pauseFailures = (await h.call("operator", "GET", `/v1/operations/${pause.id}/failures`)).body;
+    expect(pauseFailures.items.map((f: Json) => [f.executionId, f.code]).sort()).toEqual(
+      cancelled.map((id) => [id, "EXECUTION_TERMINAL"]).sort(),
+    );
+    // The pause takes effect: each run's next turn parks it on a wait of kind pause.
+    for (const id of waiting) {
+      const run = await h.waitFor(
+        id,
+        (e) => e.status === "waiting" && e.waitingFor.length === 1 && e.waitingFor[0]?.kind === "pause",
+        "parked on the pause",
+      );
+      expect(run.pause).toMatchObject({ reason: "quarter end", by: { role: "operator" } });
+    }
+
+    // One run is unpaused by hand first: the operation finds it not paused.
+    const [byHand, ...rest] = waiting as [string, ...string[]];
+    expect((await h.call("operator", "POST", `/v1/executions/${byHand}/unpause`)).status).toBe(202);
+    await h.waitFor(
+      byHand,
+      (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+      "the run unpaused by hand back on its approval wait",
+    );
+    const unpause = await h.call("operator", "POST", "/v1/operations", {
+      action: "unpause",
+      filter: { workflow: "demo.asset-issue", status: ["waiting"] },
+    });
+    expect(unpause.status, JSON.stringify(unpause.body)).toBe(201);
+    expect(unpause.body.total).toBe(waiting.length);
+    const unpaused = await operationUntil(
+      unpause.body.id,
+      "the unpause to end",
+      (o) => o.status === "completed",
+    );
+    expect(unpaused).toMatchObject({ succeeded: rest.length, failed: 1 });
+    const unpauseFailures = (await h.call("operator", "GET", `/v1/operations/${unpause.body.id}/failures`))
+      .body;
+    expect(unpauseFailures.items).toEqual([
+      expect.objectContaining({ executionId: byHand, code: "EXECUTION_NOT_PAUSED" }),
+    ]);
+    // The unpause wakes each run: it waits on its approval again, its pause gone.
+    for (const id of waiting) {
+      const run = await h.waitFor(
+        id,
+        (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval" && e.pause === null,
+        "back on the approval wait",
+      );
+      expect(run.waitingFor).toHaveLength(1);
+    }
+    await auditedAll([
+      { action: "operation.create", target: pause.id, outcome: "accepted" },
+      { action: "operation.create", target: unpause.body.id, outcome: "accepted" },
+    ]);
+  }, 240_000);
+
+  it("resets by filter onto the newest version, requiring a reason, and lists a run the newest version cannot take with its code", async () => {
+    const noReason = await h.call("operator", "POST", "/v1/operations", {
+      action: "reset-to-version",
+      filter: { workflow: "demo.asset-issue", status: ["held"] },
+    });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body.errors).toContainEqual({
+      pointer: "body.reason",
+      message: "is required when action is reset-to-version",
+    });
+
+    // Held on version 99, which no runner has; the newest version cannot decode its input ({}).
+    const { id: held } = await startHeldRun(h);
+    const created = await runTenor(
+      [
+        "ops",
+        "create",
+        "--action",
+        "reset-to-version",
+        "--workflow",
+        "demo.asset-issue",
+        "--version",
+        "99",
+        "--status",
+        "held",
+        "--reason",
+        "release 2 is out",
+        "--json",
+      ],
+      as("operator"),
+    );
+    expect(created.code, created.stderr).toBe(0);
+    const operation = JSON.parse(created.stdout);
+    expect(operation).toMatchObject({ action: "reset-to-version", reason: "release 2 is out", total: 1 });
+    const done = await operationUntil(operation.id, "the reset to end", (o) => o.status === "completed");
+    expect(done).toMatchObject({ succeeded: 0, failed: 1 });
+    const failures = await runTenor(["ops", "failures", operation.id], as("operator"));
+    expect(failures.stdout).toMatch(
+      new RegExp(`${held}\\s+RESET_PREFIX_NOT_REPLAYABLE\\s+.*input no longer decodes`),
+    );
+    const run = (await h.call("operator", "GET", `/v1/executions/${held}`)).body;
+    expect(run).toMatchObject({ workflowVersion: 99, resets: [] });
+    await auditedAll([{ action: "operation.create", target: operation.id, outcome: "accepted" }]);
   }, 240_000);
 });

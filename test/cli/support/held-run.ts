@@ -39,16 +39,22 @@ export async function startHeldRun(h: RolesHarness): Promise<{ id: string; turn(
       (e) => e.status === "suspended" && e.hold?.code === "WORKFLOW_VERSION_UNAVAILABLE",
       "held",
     );
-    await eventually(
-      "the held job delayed",
-      async () =>
-        (await redis.zscore(`${h.prefix}:${QUEUE_NAMES.executions}:delayed`, executionJobId(id))) !== null,
-    );
+    await eventually("the held job delayed", () => jobDelayed(h, id));
     const turn = async () =>
       Number((await h.pool.query("SELECT turn FROM executions WHERE id = $1", [id])).rows[0].turn);
     return { id, turn };
   } finally {
     await side.close();
+    await redis.quit();
+  }
+}
+
+/** Whether the run's job is parked in BullMQ's delayed set (a held retry, or a wait with a deadline). */
+export async function jobDelayed(h: RolesHarness, id: string): Promise<boolean> {
+  const redis = createRedisConnection(redisUrl(), "producer");
+  try {
+    return (await redis.zscore(`${h.prefix}:${QUEUE_NAMES.executions}:delayed`, executionJobId(id))) !== null;
+  } finally {
     await redis.quit();
   }
 }

@@ -44,6 +44,11 @@ export interface RolesHarness {
   call: HttpClient<Person>;
   /** Starts `demo.asset-issue` as the integrator; returns its id. */
   startDemo(input: Record<string, unknown>): Promise<string>;
+  /**
+   * Starts `demo.asset-issue` once per symbol, asking a 10-minute approval, and waits until each
+   * waits for it: runs that hold still for bulk actions. Returns their ids in order.
+   */
+  startDemosAwaitingApproval(symbols: readonly string[]): Promise<string[]>;
   /** Polls the execution until `predicate` holds. */
   waitFor(id: string, predicate: (e: Json) => boolean, what: string): Promise<Json>;
   /** Kills the runner role with SIGKILL and starts a new one on the same configuration; waits until it is ready. */
@@ -120,7 +125,7 @@ export async function startRolesHarness(
   }
   const { keys } = await issueTestKeys<Person>(new PgApiKeys(db.pool), PEOPLE);
   const call = httpClient(base, keys);
-  return {
+  const harness: RolesHarness = {
     db,
     pool: db.pool,
     base,
@@ -134,6 +139,18 @@ export async function startRolesHarness(
       if (started.status !== 202)
         throw new Error(`start answered ${started.status}: ${JSON.stringify(started.body)}`);
       return started.body.id as string;
+    },
+    async startDemosAwaitingApproval(symbols) {
+      const ids: string[] = [];
+      for (const symbol of symbols)
+        ids.push(await harness.startDemo({ symbol, approvalTimeout: "10m", settle: "10ms" }));
+      for (const id of ids)
+        await harness.waitFor(
+          id,
+          (e) => e.status === "waiting" && e.waitingFor[0]?.kind === "approval",
+          "the approval wait",
+        );
+      return ids;
     },
     async waitFor(id, predicate, what) {
       let last: unknown = null;
@@ -163,4 +180,5 @@ export async function startRolesHarness(
     },
     stop,
   };
+  return harness;
 }
