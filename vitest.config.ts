@@ -7,6 +7,8 @@ import { defineConfig } from "vitest/config";
  */
 export default defineConfig({
   test: {
+    // Per-file durations of every run land in test-results/vitest.json: where the suite's time goes.
+    reporters: ["default", ["json", { outputFile: "test-results/vitest.json" }]],
     projects: [
       {
         extends: true,

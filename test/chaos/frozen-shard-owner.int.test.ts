@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import {
   killAllProcesses,
   spawnProcess,
@@ -39,7 +40,7 @@ interface Owner {
 }
 
 function startOwner(id: string): Owner {
-  const process = spawnProcess(id, "node", ["--import", "tsx", "test/fixtures/shard-owner-process.ts"], {
+  const process = spawnProcess(id, ...entryCommand("test/fixtures/shard-owner-process.ts"), {
     env: {
       DATABASE_URL: db.url,
       REPLICA_ID: id,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFaultWorld, FAST_DURABLE, type FaultWorld, waitsFor } from "../runtime/fault-harness.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { killAllProcesses, spawnProcess } from "../support/processes.js";
 import { chaosRounds, chaosTimeout } from "./chaos-rounds.js";
 
@@ -41,8 +42,7 @@ describe("chaos: a sender killed between commit and wake", () => {
           const value = `r${round}-${i}`;
           const sender = spawnProcess(
             `sender ${value}`,
-            process.execPath,
-            ["--import", "tsx", "test/chaos/fixtures/wake-sender.ts", id, "go", JSON.stringify({ value })],
+            ...entryCommand("test/chaos/fixtures/wake-sender.ts", [id, "go", JSON.stringify({ value })]),
             { env: { DATABASE_URL: world.db.url } },
           );
           await sender.waitFor(/"committed":true/, 30_000);

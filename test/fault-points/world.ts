@@ -10,6 +10,7 @@ import { PgApprovals } from "../../src/store/pg-approvals.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
 import { writeTestConfig } from "../support/config-file.js";
 import type { TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { spawnProcess, type TestProcess } from "../support/processes.js";
 import { createTestStores } from "../support/test-stores.js";
 import type { Arming, PointRecord } from "./interposer.js";
@@ -97,8 +98,7 @@ export async function createExplorerWorld(testFile: string): Promise<ExplorerWor
   const spawnRunner = async (): Promise<RunnerHandle> => {
     const child = spawnProcess(
       `fault-points runner ${++spawned}`,
-      process.execPath,
-      ["--import", "tsx", "test/fixtures/fault-points-runner.ts"],
+      ...entryCommand("test/fixtures/fault-points-runner.ts"),
       {
         ipc: true,
         env: { ...stores.env, TENOR_CONFIG: config.file },

@@ -9,8 +9,9 @@ import {
   integratorKeys,
   startChainWorld,
 } from "../chain/support/chain-world.js";
-import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
+import { killAllProcesses, type TestProcess, waitUntil } from "../support/processes.js";
 import { deployDomain, domainActivity, settingKey } from "./support/domain-contracts.js";
+import { startSoleIndexer } from "./support/indexer-process.js";
 
 /**
  * The API over the Ledger Index with a real indexer process (test/fixtures/ledger-indexer-process.ts):
@@ -30,20 +31,7 @@ beforeAll(async () => {
   world = await startChainWorld({ file: "ledger-api-reads", chain: { finality: { depth: 1 } } });
   api = chainWorldApi(world);
   ({ acme, globex } = await integratorKeys(api));
-  indexer = spawnProcess("indexer", "node", ["--import", "tsx", "test/fixtures/ledger-indexer-process.ts"], {
-    env: {
-      DATABASE_URL: world.engine.db.url,
-      RPC_URL: world.anvil.url,
-      CHAIN_ID: String(world.anvil.chainId),
-      REPLICA_ID: "indexer-1",
-      SHARD_COUNT: "1",
-      DEPTH: "1",
-      POLL_MS: "50",
-      // One replica: a long liveness window keeps its shard through a SIGSTOP.
-      LIVENESS_MS: "120000",
-    },
-  });
-  await indexer.waitFor(/"event":"ready"/, 60_000);
+  indexer = await startSoleIndexer(world);
 });
 
 afterAll(async () => {

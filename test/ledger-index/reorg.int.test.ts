@@ -2,15 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChainReader } from "../../src/ledger-index/chain-reader.js";
 import { tailStep } from "../../src/ledger-index/live-tail.js";
 import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
-import { type Anvil, startAnvil } from "../support/anvil.js";
+import type { Anvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { killAllProcesses } from "../support/processes.js";
+import { type IndexedToken, startIndexedToken } from "./support/indexed-token.js";
 import {
   balancesFromNode,
   deployerWallet,
-  deployToken,
   dumpIndex,
   HOLDERS,
+  type LedgerDriver,
   ledgerDriver,
   mintSome,
   takeChainShard,
@@ -24,32 +25,21 @@ import {
 
 /** Finality depth 12: every reorganisation below stays inside the blocks the tail ingests itself. */
 const SETTINGS = { batchBlocks: 7, rangeBlocks: 20, depth: 12 };
+let world: IndexedToken;
 let anvil: Anvil;
 let db: TestDatabase;
 let fence: ShardFence;
 let token: `0x${string}`;
-let driver: ReturnType<typeof ledgerDriver>;
+let driver: LedgerDriver;
 
 beforeAll(async () => {
-  [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
-  const deployed = await deployToken(anvil);
-  token = deployed.token;
-  driver = ledgerDriver(db.pool, anvil, SETTINGS);
-  await driver.scope.add({
-    chainId: anvil.chainId,
-    orgId: "acme",
-    address: token,
-    kind: "erc20",
-    fromHeight: deployed.block,
-  });
-  await mintSome(anvil, token, 30);
-  fence = await takeChainShard(db.pool, anvil.chainId, "tail-a");
-  await driver.catchUp(fence);
+  world = await startIndexedToken({ settings: SETTINGS, mints: 30, shardOwner: "tail-a", caughtUp: true });
+  ({ anvil, db, token, driver, fence } = world);
 });
 
 afterAll(async () => {
   await killAllProcesses();
-  await db?.drop();
+  await world?.stop();
 });
 
 /** Builds a fresh index of the node's current chain in a new database and returns its rows. */

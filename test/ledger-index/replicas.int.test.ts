@@ -1,7 +1,8 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
+import { killAllProcesses, type TestProcess, waitUntil } from "../support/processes.js";
+import { spawnIndexerProcess } from "./support/indexer-process.js";
 import { balancesFromNode, deployToken, dumpIndex, mintSome } from "./support/ledger-world.js";
 
 /**
@@ -46,18 +47,12 @@ async function world(mints: number, emptyBlocksBetween: number): Promise<World> 
 }
 
 function replica(w: World, id: string, env: Record<string, string> = {}): TestProcess {
-  return spawnProcess(id, "node", ["--import", "tsx", "test/fixtures/ledger-indexer-process.ts"], {
-    env: {
-      DATABASE_URL: w.db.url,
-      RPC_URL: w.anvil.url,
-      CHAIN_ID: String(w.anvil.chainId),
-      REPLICA_ID: id,
-      SHARD_COUNT: "1",
-      REFRESH_MS: "300",
-      LIVENESS_MS: "1500",
-      POLL_MS: "50",
-      ...env,
-    },
+  return spawnIndexerProcess({
+    databaseUrl: w.db.url,
+    rpcUrl: w.anvil.url,
+    chainId: w.anvil.chainId,
+    replicaId: id,
+    env: { REFRESH_MS: "300", LIVENESS_MS: "1500", ...env },
   });
 }
 

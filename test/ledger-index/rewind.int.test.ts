@@ -6,6 +6,7 @@ import { tailStep } from "../../src/ledger-index/live-tail.js";
 import { rewindChain } from "../../src/ledger-index/rewind.js";
 import { type Anvil, startAnvil } from "../support/anvil.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { killAllProcesses, spawnProcess } from "../support/processes.js";
 import { redisUrl } from "../support/redis.js";
 import {
@@ -106,16 +107,12 @@ describe("a reorganisation deeper than the stored blocks", () => {
     );
     const command = spawnProcess(
       "ledger-rewind",
-      "node",
-      [
-        "--import",
-        "tsx",
-        "scripts/ledger-rewind.ts",
+      ...entryCommand("scripts/ledger-rewind.ts", [
         "--chain",
         String(anvil.chainId),
         "--to",
         String(head - 12n),
-      ],
+      ]),
       { env: { DATABASE_URL: db.url, REDIS_URL: redisUrl(), TENOR_CONFIG: join(dir, "tenor.yaml") } },
     );
     expect((await command.exit).code, command.stderr()).toBe(0);

@@ -4,17 +4,11 @@ import { LEDGER_EVENTS } from "../../src/ledger-index/ledger-events.js";
 import { tailStep } from "../../src/ledger-index/live-tail.js";
 import { bloomMayContain } from "../../src/ledger-index/logs-bloom.js";
 import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
-import { type Anvil, startAnvil } from "../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
-import { METHOD_NOT_FOUND, type RpcParams, type RpcProxy, startRpcProxy } from "../support/rpc-proxy.js";
-import {
-  balancesFromNode,
-  deployToken,
-  dumpIndex,
-  ledgerDriver,
-  mintSome,
-  takeChainShard,
-} from "./support/ledger-world.js";
+import type { Anvil } from "../support/anvil.js";
+import type { TestDatabase } from "../support/database.js";
+import { METHOD_NOT_FOUND, type RpcParams, type RpcProxy } from "../support/rpc-proxy.js";
+import { type IndexedToken, startIndexedToken } from "./support/indexed-token.js";
+import { balancesFromNode, dumpIndex, type LedgerDriver, mintSome } from "./support/ledger-world.js";
 
 /**
  * A short eth_getLogs answer (docs/ledger-index.md, "A short eth_getLogs answer"): a real anvil
@@ -25,34 +19,23 @@ import {
  */
 
 const SETTINGS = { batchBlocks: 7, rangeBlocks: 20, depth: 12 };
+let world: IndexedToken;
 let anvil: Anvil;
 let proxy: RpcProxy;
 let db: TestDatabase;
 let fence: ShardFence;
 let token: `0x${string}`;
 let deployedAt: bigint;
-let driver: ReturnType<typeof ledgerDriver>;
+let driver: LedgerDriver;
 
 beforeAll(async () => {
-  [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
-  proxy = await startRpcProxy(anvil.url);
-  ({ token, block: deployedAt } = await deployToken(anvil));
-  driver = ledgerDriver(db.pool, anvil, SETTINGS, proxy.url);
-  await driver.scope.add({
-    chainId: anvil.chainId,
-    orgId: "acme",
-    address: token,
-    kind: "erc20",
-    fromHeight: deployedAt,
-  });
-  await mintSome(anvil, token, 20);
-  fence = await takeChainShard(db.pool, anvil.chainId, "tail");
+  world = await startIndexedToken({ settings: SETTINGS, mints: 20, shardOwner: "tail", proxy: true });
+  ({ anvil, db, token, deployedAt, driver, fence } = world);
+  proxy = world.proxy as RpcProxy;
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  await anvil?.stop();
-  await db?.drop();
+  await world?.stop();
 });
 
 interface JsonLog {

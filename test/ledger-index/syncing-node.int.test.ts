@@ -10,18 +10,18 @@ import { createLogger } from "../../src/observability/logger.js";
 import { createMetrics } from "../../src/observability/metrics.js";
 import type { ShardFence } from "../../src/ownership/store/shard-fence.js";
 import { sampleValue } from "../observability/metric-labels.js";
-import { type Anvil, startAnvil } from "../support/anvil.js";
-import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import type { Anvil } from "../support/anvil.js";
+import type { TestDatabase } from "../support/database.js";
 import { waitUntil } from "../support/processes.js";
-import { type RpcProxy, startRpcProxy } from "../support/rpc-proxy.js";
+import type { RpcProxy } from "../support/rpc-proxy.js";
+import { type IndexedToken, startIndexedToken } from "./support/indexed-token.js";
 import {
   anvilChains,
   balancesFromNode,
   deployerWallet,
-  deployToken,
   dumpIndex,
   HOLDERS,
-  ledgerDriver,
+  type LedgerDriver,
   mintSome,
   SHARD_COUNT,
   takeChainShard,
@@ -37,35 +37,28 @@ import {
  */
 
 const SETTINGS = { batchBlocks: 7, rangeBlocks: 20, depth: 12 };
+let world: IndexedToken;
 let anvil: Anvil;
 let proxy: RpcProxy;
 let db: TestDatabase;
 let fence: ShardFence;
 let token: `0x${string}`;
-let driver: ReturnType<typeof ledgerDriver>;
+let driver: LedgerDriver;
 
 beforeAll(async () => {
-  [anvil, db] = await Promise.all([startAnvil(), createTestDatabase()]);
-  proxy = await startRpcProxy(anvil.url);
-  const deployed = await deployToken(anvil);
-  token = deployed.token;
-  driver = ledgerDriver(db.pool, anvil, SETTINGS, proxy.url);
-  await driver.scope.add({
-    chainId: anvil.chainId,
-    orgId: "acme",
-    address: token,
-    kind: "erc20",
-    fromHeight: deployed.block,
+  world = await startIndexedToken({
+    settings: SETTINGS,
+    mints: 20,
+    shardOwner: "tail",
+    proxy: true,
+    caughtUp: true,
   });
-  await mintSome(anvil, token, 20);
-  fence = await takeChainShard(db.pool, anvil.chainId, "tail");
-  await driver.catchUp(fence);
+  ({ anvil, db, token, driver, fence } = world);
+  proxy = world.proxy as RpcProxy;
 });
 
 afterAll(async () => {
-  await proxy?.stop();
-  await anvil?.stop();
-  await db?.drop();
+  await world?.stop();
 });
 
 async function checkpoint(): Promise<bigint> {

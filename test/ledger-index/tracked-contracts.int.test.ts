@@ -6,7 +6,8 @@ import { PgLedgerReads } from "../../src/ledger-index/store/reads.js";
 import { type ChainWorld, chainWorldApi, startChainWorld } from "../chain/support/chain-world.js";
 import { runTenor } from "../cli/support/run-cli.js";
 import { type AppClient, appClient, issueTestKeys } from "../support/api-client.js";
-import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
+import { killAllProcesses, type TestProcess, waitUntil } from "../support/processes.js";
+import { startSoleIndexer } from "./support/indexer-process.js";
 import { deployToken, HOLDERS, mintSome } from "./support/ledger-world.js";
 
 /**
@@ -20,7 +21,7 @@ let world: ChainWorld;
 let api: ReturnType<typeof chainWorldApi>;
 let server: Server;
 let baseUrl: string;
-let indexer: TestProcess;
+let _indexer: TestProcess;
 let as: AppClient<Person>;
 let keys: Record<Person, string>;
 
@@ -38,19 +39,7 @@ beforeAll(async () => {
   server = createServer(api.app);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  indexer = spawnProcess("indexer", "node", ["--import", "tsx", "test/fixtures/ledger-indexer-process.ts"], {
-    env: {
-      DATABASE_URL: world.engine.db.url,
-      RPC_URL: world.anvil.url,
-      CHAIN_ID: String(world.anvil.chainId),
-      REPLICA_ID: "indexer-1",
-      SHARD_COUNT: "1",
-      DEPTH: "1",
-      POLL_MS: "50",
-      LIVENESS_MS: "120000",
-    },
-  });
-  await indexer.waitFor(/"event":"ready"/, 60_000);
+  _indexer = await startSoleIndexer(world);
 });
 
 afterAll(async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { freePort, spawnProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
 import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
@@ -70,8 +71,7 @@ describe("/metrics", () => {
   it("reports a real run on every role with bounded labels only", async () => {
     const demo = spawnProcess(
       "demo-approval",
-      process.execPath,
-      ["--import", "tsx", "scripts/demo-approval.ts", "--symbol", "METR"],
+      ...entryCommand("scripts/demo-approval.ts", ["--symbol", "METR"]),
       { env, settleOn: "close" },
     );
     const { code } = await demo.exit;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARD_LOCK_NAMESPACE } from "../../src/ownership/shard-map.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
 
 /**
@@ -32,7 +33,7 @@ interface Replica {
 }
 
 function startReplica(id: string): Replica {
-  const process = spawnProcess(id, "node", ["--import", "tsx", "test/fixtures/shard-owner-process.ts"], {
+  const process = spawnProcess(id, ...entryCommand("test/fixtures/shard-owner-process.ts"), {
     env: {
       DATABASE_URL: db.url,
       REPLICA_ID: id,

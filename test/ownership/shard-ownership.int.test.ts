@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SHARD_LOCK_NAMESPACE } from "../../src/ownership/shard-map.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { killAllProcesses, spawnProcess, type TestProcess, waitUntil } from "../support/processes.js";
 
 /**
@@ -31,7 +32,7 @@ interface Replica {
 }
 
 function startReplica(id: string, timings: { refreshMs: number; livenessMs: number }): Replica {
-  const process = spawnProcess(id, "node", ["--import", "tsx", "test/fixtures/shard-owner-process.ts"], {
+  const process = spawnProcess(id, ...entryCommand("test/fixtures/shard-owner-process.ts"), {
     env: {
       DATABASE_URL: db.url,
       REPLICA_ID: id,

@@ -8,7 +8,7 @@ import { LOG_CATEGORIES } from "../../src/observability/logger.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort, spawnProcess, type TestProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
-import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
+import { eventually, type RoleProcess, roleReady, spawnRole } from "../support/role-process.js";
 
 let db: TestDatabase;
 const prefix = testRedisPrefix(import.meta.url);
@@ -94,11 +94,10 @@ describe("role process", () => {
       const holder = createServer();
       await new Promise<void>((resolve) => holder.listen(Number(env[setting]), "0.0.0.0", resolve));
       try {
-        const started = Date.now();
-        // A budget that would show retries: a bind failure must not use it.
+        // A relaunch budget that would show retries: a bind failure must not use it (no relaunch
+        // is logged), however long the loaded machine takes to start the process.
         const proc = start({ ...env, DAPI_ROLE: role, TENOR_STARTUP_RELAUNCH_BUDGET_MS: "3000" });
         expect((await proc.exited).code).toBe(1);
-        expect(Date.now() - started).toBeLessThan(15_000);
         expect(proc.output()).toContain(`port ${env[setting]} (${setting}) is already in use`);
         expect(proc.output()).toContain("PORT_UNAVAILABLE");
         expect(proc.output()).not.toContain("relaunching");
@@ -155,9 +154,9 @@ describe("role process", () => {
 
   it("api answers unknown routes with problem+json, not HTML", async () => {
     const env = await baseEnv();
-    start({ ...env, DAPI_ROLE: "api" });
+    const api = start({ ...env, DAPI_ROLE: "api" });
     const url = `http://127.0.0.1:${env.TENOR_API_PORT}`;
-    await eventually("api ready", async () => (await fetch(`${url}/readyz`)).status === 200);
+    await roleReady("api ready", api, url);
     const res = await fetch(`${url}/v1/nothing-here`);
     expect(res.status).toBe(404);
     expect(res.headers.get("content-type")).toContain("application/problem+json");

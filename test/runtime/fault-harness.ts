@@ -9,6 +9,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { createExecutionClient } from "../../src/roles/create-execution-client.js";
 import type { ExecutionQueue } from "../../src/runtime/execution-queue.js";
 import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { deployBuild } from "../fixtures/deploy-workflows.js";
 import { FAULT_WORKFLOWS } from "../fixtures/fault-workflows.js";
 import type { TestDatabase } from "../support/database.js";
 import { type TestProcess, WaitAborted, waitUntil } from "../support/processes.js";
@@ -100,7 +101,7 @@ export async function createFaultWorld(
     pool: db.pool,
     redis,
     prefix,
-    registry: new WorkflowRegistry(FAULT_WORKFLOWS),
+    registry: new WorkflowRegistry([...FAULT_WORKFLOWS, ...deployBuild("first")]),
     logger: createLogger({ level: "error" }),
   });
   queue.queue.on("error", () => undefined);

@@ -144,6 +144,20 @@ describe("a paused run", () => {
     await a.kill();
   });
 
+  it("shows a pause that met its parking turn still running: the sweep wakes it onto its pause", async () => {
+    const a = await world.startRunner("F");
+    const id = await world.start("fault.waits", { sleepMs: 60_000, signal: false });
+    await world.waitForView(id, "waiting on timer nap", (v) => waitsFor(v, "timer", "nap"));
+    // The mark without the wake: what a pause leaves when its wake found the job still active
+    // (the turn was parking it), and the turn's own recheck after parking had already run.
+    expect(
+      (await commands.pause(ORG, id, { at: new Date().toISOString(), by: operator, reason: null })).kind,
+    ).toBe("paused");
+    expect(await new PgWaitProbe(world.db.pool).satisfiable(id)).toBe(true);
+    await world.waitForView(id, "parked on its pause, not on the timer's minute", parkedOnPause);
+    await a.kill();
+  });
+
   it("is woken by the sweep when an unpause's wake was lost", async () => {
     const a = await world.startRunner("D");
     const id = await world.start("fault.waits", { sleepMs: 60_000, signal: false });

@@ -13,6 +13,7 @@ import { PgExecutionStore } from "../../src/store/pg-execution-store.js";
 import { createPgPool } from "../../src/store/pg-pool.js";
 import { prismaFor } from "../../src/store/prisma.js";
 import { counts, createFaultWorld, type FaultWorld } from "../runtime/fault-harness.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { type PgBouncer, pgbouncerInstalled, startPgBouncer } from "../support/pgbouncer.js";
 import { freePort } from "../support/ports.js";
 import {
@@ -36,7 +37,7 @@ import {
 /** The real role process with the fault workflows. */
 const FIXTURE = "test/scale/fixtures/fault-roles.ts";
 
-/** Role processes compile the sources with tsx at start: slow on a loaded two-core machine. */
+/** Role processes start several at once here, each a few seconds of CPU: slow on a loaded two-core machine. */
 const READY_TIMEOUT_MS = 120_000;
 
 /** The test command's setup step installs pgbouncer (scripts/test-setup.ts), so `npm test` runs this file. */
@@ -87,7 +88,7 @@ if (!INSTALLED) {
     ]);
     const env = roleEnv({ DATABASE_URL: dropping.via(world.db.url) });
     delete env.TENOR_DATABASE_SESSION_URL;
-    misrouted = spawnProcess("runner via pooler", process.execPath, ["--import", "tsx", FIXTURE], {
+    misrouted = spawnProcess("runner via pooler", ...entryCommand(FIXTURE), {
       env: { ...env, DAPI_ROLE: "runner", TENOR_RUNNER_HEALTH_PORT: String(await freePort()) },
     });
   });
@@ -106,19 +107,14 @@ if (!INSTALLED) {
     env: Record<string, string>,
   ): Promise<{ process: TestProcess; port: number }> {
     const port = await freePort();
-    const child = spawnProcess(
-      name,
-      process.execPath,
-      ["--import", "tsx", "test/scale/fixtures/fault-roles.ts"],
-      {
-        env: {
-          ...env,
-          DAPI_ROLE: role,
-          [role === "api" ? "TENOR_API_PORT" : "TENOR_RUNNER_HEALTH_PORT"]: String(port),
-          TENOR_API_HEALTH_PORT: "0",
-        },
+    const child = spawnProcess(name, ...entryCommand("test/scale/fixtures/fault-roles.ts"), {
+      env: {
+        ...env,
+        DAPI_ROLE: role,
+        [role === "api" ? "TENOR_API_PORT" : "TENOR_RUNNER_HEALTH_PORT"]: String(port),
+        TENOR_API_HEALTH_PORT: "0",
       },
-    );
+    });
     try {
       await waitUntil(
         `${name} ready`,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
+import { entryCommand } from "../support/fast-entry.js";
 import { freePort } from "../support/ports.js";
 import { killAllProcesses, spawnProcess, type TestProcess } from "../support/processes.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
@@ -51,14 +52,9 @@ afterAll(async () => {
 
 describe("the quick start's asset creation", () => {
   it("creates a bond on the dev chain: milestones with hashes, paused → active", async () => {
-    const demo = spawnProcess(
-      "demo",
-      process.execPath,
-      ["--import", "tsx", "scripts/demo.ts", "--symbol", "QSB1"],
-      {
-        env,
-      },
-    );
+    const demo = spawnProcess("demo", ...entryCommand("scripts/demo.ts", ["--symbol", "QSB1"]), {
+      env,
+    });
     const exit = await demo.exit;
     const out = demo.stdout() + demo.stderr();
     expect(exit.code, out).toBe(0);

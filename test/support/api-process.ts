@@ -1,3 +1,4 @@
+import { entryCommand } from "./fast-entry.js";
 import { freePort, spawnProcess, type TestProcess } from "./processes.js";
 import { redisUrl } from "./redis.js";
 
@@ -21,22 +22,17 @@ export async function spawnApiProcess(options: {
   env?: Record<string, string>;
 }): Promise<ApiProcess> {
   const [port, healthPort] = [await freePort(), await freePort()];
-  const process = spawnProcess(
-    "api",
-    globalThis.process.execPath,
-    ["--import", "tsx", "test/fixtures/api-process.ts"],
-    {
-      env: {
-        DAPI_ROLE: "api",
-        DATABASE_URL: options.databaseUrl,
-        REDIS_URL: redisUrl(),
-        TENOR_REDIS_PREFIX: options.prefix,
-        TENOR_API_PORT: String(port),
-        TENOR_API_HEALTH_PORT: String(healthPort),
-        ...options.env,
-      },
+  const process = spawnProcess("api", ...entryCommand("test/fixtures/api-process.ts"), {
+    env: {
+      DAPI_ROLE: "api",
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: redisUrl(),
+      TENOR_REDIS_PREFIX: options.prefix,
+      TENOR_API_PORT: String(port),
+      TENOR_API_HEALTH_PORT: String(healthPort),
+      ...options.env,
     },
-  );
+  });
   return { process, base: `http://127.0.0.1:${port}`, health: `http://127.0.0.1:${healthPort}` };
 }
 

@@ -19,9 +19,15 @@ import { readBody } from "./http-body.js";
  * - `outOfOrder`: approved and broadcast at once; answers come from a lagging replica, out of
  *   order: `approved`, then `pending_approval` again, then `confirmed` once mined, then
  *   `broadcast` after it.
+ * - `unsimulated`: approved and broadcast at once with a fixed gas limit, without the node's
+ *   estimate, so a call that reverts is mined reverted; the provider then says `confirmed` (it
+ *   tracks inclusion, not success), as a provider does when the chain moved after its simulation.
  * - `failNext(n, status)`: the next n requests answer `status` without doing anything.
  * - `hangNext(n)`: the next n requests never answer (the client's timeout fires).
  */
+
+/** The gas limit of an `unsimulated` broadcast: a plain call's, with room to spare. */
+const UNSIMULATED_GAS = 100_000n;
 
 export type IntentMode =
   | "normal"
@@ -29,7 +35,8 @@ export type IntentMode =
   | "loseSubmitResponse"
   | "drop"
   | "skipToConfirmed"
-  | "outOfOrder";
+  | "outOfOrder"
+  | "unsimulated";
 
 interface Intent {
   externalId: string;
@@ -92,6 +99,7 @@ export async function startCustodySimulator(options: {
       to: intent.to,
       data: intent.data,
       value: BigInt(intent.valueWei),
+      ...(intent.mode === "unsimulated" ? { gas: UNSIMULATED_GAS } : {}),
     });
     intent.status = "broadcast";
   }

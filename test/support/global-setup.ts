@@ -6,6 +6,7 @@ import type { TestProject } from "vitest/node";
 import { quoteIdentifier } from "../../src/store/migrations/database-url.js";
 import { withMaintenanceClient } from "../../src/store/migrations/ensure-database.js";
 import { applyMigrations, redactDatabaseUrl, withDatabase } from "../../src/store/migrations/index.js";
+import { buildFastEntries } from "./fast-entry-build.js";
 
 /**
  * Global setup of the `integration` Vitest project: builds `tenor_test_template_<hash>`, a
@@ -64,6 +65,19 @@ export default async function setup(project: TestProject): Promise<void> {
   if (!(await templateExists(serverUrl))) await rebuildTemplate(serverUrl);
   project.provide("tenorTestServerUrl", serverUrl);
   project.provide("tenorTemplateDatabase", TEMPLATE_DATABASE);
+  project.provide("tenorFastEntryDirectory", await fastEntryDirectory());
+  // A watch-mode rerun spawns the sources as they are now, not as they were at the first run.
+  project.onTestsRerun(async () => project.provide("tenorFastEntryDirectory", await fastEntryDirectory()));
+}
+
+/** The spawned entries' bundle (test/support/fast-entries.ts); "" sends them through tsx. */
+async function fastEntryDirectory(): Promise<string> {
+  try {
+    return await buildFastEntries();
+  } catch (error) {
+    console.warn("Spawned entries run through tsx: their bundle could not be built.", error);
+    return "";
+  }
 }
 
 async function templateExists(serverUrl: string): Promise<boolean> {

@@ -1,17 +1,18 @@
 import type { ChildProcess } from "node:child_process";
+import { entryCommand, type FastEntry } from "./fast-entry.js";
 import { spawnProcess, type TestProcess, WaitAborted, waitUntil } from "./processes.js";
 
 /**
- * Spawns a runner fixture (a TypeScript entry under test/, run with tsx from the repository root)
- * with `env` and waits for the `{"ready":true` line it prints once its engine runs.
+ * Spawns a runner fixture (a TypeScript entry under test/, run from the repository root, see
+ * test/support/fast-entry.ts) with `env` and waits for the `{"ready":true` line it prints once its engine runs.
  */
 export async function startFixtureRunner(
   name: string,
-  fixture: string,
+  fixture: FastEntry,
   env: Record<string, string>,
   readyTimeoutMs = 60_000,
 ): Promise<TestProcess> {
-  const runner = spawnProcess(name, process.execPath, ["--import", "tsx", fixture], { env });
+  const runner = spawnProcess(name, ...entryCommand(fixture), { env });
   await runner.waitFor(/\{"ready":true/, readyTimeoutMs);
   return runner;
 }
@@ -26,15 +27,10 @@ export interface RoleProcess {
 
 /** Spawns workers/main.ts with `env` (DAPI_ROLE names the role). */
 export function spawnRole(env: Record<string, string>): RoleProcess {
-  const role = spawnProcess(
-    `role ${env.DAPI_ROLE ?? "?"}`,
-    process.execPath,
-    ["--import", "tsx", "workers/main.ts"],
-    {
-      // Several apis run at once on a test machine: the api's health port is any free one unless named.
-      env: { TENOR_API_HEALTH_PORT: "0", ...env },
-    },
-  );
+  const role = spawnProcess(`role ${env.DAPI_ROLE ?? "?"}`, ...entryCommand("workers/main.ts"), {
+    // Several apis run at once on a test machine: the api's health port is any free one unless named.
+    env: { TENOR_API_HEALTH_PORT: "0", ...env },
+  });
   return {
     child: role.child,
     output: role.output,
@@ -53,16 +49,23 @@ export async function roleReady(
   healthUrl: string,
   timeoutMs = 90_000,
 ): Promise<void> {
-  await waitUntil(
-    what,
-    async () => {
-      if (role.child.exitCode !== null || role.child.signalCode !== null) {
-        throw new WaitAborted(`it exited:\n${role.output()}`);
-      }
-      return (await fetch(`${healthUrl}/readyz`)).ok;
-    },
-    { timeoutMs },
-  );
+  try {
+    await waitUntil(
+      what,
+      async () => {
+        if (role.child.exitCode !== null || role.child.signalCode !== null) {
+          throw new WaitAborted(`it exited:\n${role.output()}`);
+        }
+        return (await fetch(`${healthUrl}/readyz`)).ok;
+      },
+      { timeoutMs },
+    );
+  } catch (error) {
+    // A role still starting at the deadline says how far it got: its last lines name the phase.
+    if (error instanceof Error && !error.message.includes("it exited"))
+      error.message += `\nits last output:\n${role.output().split("\n").slice(-30).join("\n")}`;
+    throw error;
+  }
 }
 
 /** Polls `probe` until it returns true or `timeoutMs` passes; the failure names what it waited for. */

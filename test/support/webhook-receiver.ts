@@ -76,7 +76,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       } catch {
         signatureValid = false;
       }
-      const body = JSON.parse(rawBody) as Record<string, unknown>;
+      let body: Record<string, unknown>;
+      try {
+        body = JSON.parse(rawBody) as Record<string, unknown>;
+      } catch {
+        // A sender killed mid-request leaves a truncated body: refuse it as a receiver would.
+        res.writeHead(400, { "content-type": "text/plain" }).end("body is not JSON");
+        return;
+      }
       const executionId = ((body.data as { executionId?: string } | undefined)?.executionId ?? null) as
         | string
         | null;

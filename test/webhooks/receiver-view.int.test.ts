@@ -9,7 +9,7 @@ import { sampleValue } from "../observability/metric-labels.js";
 import { createTestDatabase, type TestDatabase } from "../support/database.js";
 import { freePort } from "../support/ports.js";
 import { deleteRedisPrefix, redisUrl, testRedisPrefix } from "../support/redis.js";
-import { eventually, type RoleProcess, spawnRole } from "../support/role-process.js";
+import { eventually, type RoleProcess, roleReady, spawnRole } from "../support/role-process.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 /**
@@ -55,7 +55,8 @@ beforeAll(async () => {
   };
   base = `http://127.0.0.1:${env.TENOR_API_PORT}`;
   runner = spawnRole({ ...env, DAPI_ROLE: "runner" });
-  roles.push(spawnRole({ ...env, DAPI_ROLE: "api" }), runner);
+  const api = spawnRole({ ...env, DAPI_ROLE: "api" });
+  roles.push(api, runner);
   const store = new PgApiKeys(db.pool);
   const issue = async (role: "integrator" | "admin") =>
     (await issueApiKey(store, { orgId: "org-a", role, name: role, subject: `${role}@test` })).key;
@@ -63,13 +64,12 @@ beforeAll(async () => {
   receiver = await startWebhookReceiver();
   hanging = await startWebhookReceiver();
   hanging.answer = () => "hang";
-  await eventually("api ready", async () => (await fetch(`${base}/readyz`)).ok, 30_000);
-  await eventually(
-    "runner ready",
-    async () => (await fetch(`http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}/readyz`)).ok,
-    30_000,
-  );
-}, 60_000);
+  // Both roles start at once; on a loaded 2-core machine either may take tens of seconds.
+  await Promise.all([
+    roleReady("api ready", api, base),
+    roleReady("runner ready", runner, `http://127.0.0.1:${env.TENOR_RUNNER_HEALTH_PORT}`),
+  ]);
+}, 120_000);
 
 afterAll(async () => {
   for (const role of roles) role.kill("SIGKILL");

@@ -135,6 +135,8 @@ export function ledgerDriver(
   };
 }
 
+export type LedgerDriver = ReturnType<typeof ledgerDriver>;
+
 /** Every row of the read model, in key order: what "the same index" means. */
 export async function dumpIndex(pool: pg.Pool, chainId: number) {
   const transfers = await pool.query(
