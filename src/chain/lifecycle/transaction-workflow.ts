@@ -57,76 +57,44 @@ const LIFECYCLE_SERVICES = [chainAccessService, indexedHeightsService];
  * payload with another nonce for one intent. The signer is one of the execution's organisation
  * (`ctx.orgId`, from the caller's key); the input names no organisation.
  */
-export const chainTransaction = defineWorkflow({
-  name: "chain.transaction",
-  version: 6,
-  input: TransactionRequest,
-  output: TransactionResult,
-  services: LIFECYCLE_SERVICES,
-  run: (ctx, input) =>
-    runTransaction(ctx, input, {
-      fundRefusedBroadcasts: true,
-      explainBumps: true,
-      nonceWindow: true,
-      parkNonce: true,
-    }),
+export const chainTransaction = transactionVersion(6, {
+  fundRefusedBroadcasts: true,
+  explainBumps: true,
+  nonceWindow: true,
+  parkNonce: true,
 });
 
 /**
  * Version 5, registered until no execution of it is unfinished: its `nonce.reserve:<attempt>`
  * step awaits the nonce entity's reply inside the turn (version 6 parks the run until the grant).
  */
-export const chainTransactionV5 = defineWorkflow({
-  name: "chain.transaction",
-  version: 5,
-  input: TransactionRequest,
-  output: TransactionResult,
-  services: LIFECYCLE_SERVICES,
-  run: (ctx, input) =>
-    runTransaction(ctx, input, {
-      fundRefusedBroadcasts: true,
-      explainBumps: true,
-      nonceWindow: true,
-      parkNonce: false,
-    }),
+export const chainTransactionV5 = transactionVersion(5, {
+  fundRefusedBroadcasts: true,
+  explainBumps: true,
+  nonceWindow: true,
+  parkNonce: false,
 });
 
 /**
  * Version 4, registered until no execution of it is unfinished: it reserves its nonce with no
  * bound on the sender's unmined transactions (version 5 reserves within `maxPendingPerSender`).
  */
-export const chainTransactionV4 = defineWorkflow({
-  name: "chain.transaction",
-  version: 4,
-  input: TransactionRequest,
-  output: TransactionResult,
-  services: LIFECYCLE_SERVICES,
-  run: (ctx, input) =>
-    runTransaction(ctx, input, {
-      fundRefusedBroadcasts: true,
-      explainBumps: true,
-      nonceWindow: false,
-      parkNonce: false,
-    }),
+export const chainTransactionV4 = transactionVersion(4, {
+  fundRefusedBroadcasts: true,
+  explainBumps: true,
+  nonceWindow: false,
+  parkNonce: false,
 });
 
 /**
  * Version 3, registered until no execution of it is unfinished: its `bump:<round>` steps journal
  * the decision alone (version 4 adds why: the rule that fired, the old and suggested fees).
  */
-export const chainTransactionV3 = defineWorkflow({
-  name: "chain.transaction",
-  version: 3,
-  input: TransactionRequest,
-  output: TransactionResult,
-  services: LIFECYCLE_SERVICES,
-  run: (ctx, input) =>
-    runTransaction(ctx, input, {
-      fundRefusedBroadcasts: true,
-      explainBumps: false,
-      nonceWindow: false,
-      parkNonce: false,
-    }),
+export const chainTransactionV3 = transactionVersion(3, {
+  fundRefusedBroadcasts: true,
+  explainBumps: false,
+  nonceWindow: false,
+  parkNonce: false,
 });
 
 /**
@@ -134,19 +102,11 @@ export const chainTransactionV3 = defineWorkflow({
  * insufficient funds was retried, then suspended the execution (version 3 waits for funding and
  * journals the refusal; a version-2 journal never holds one).
  */
-export const chainTransactionV2 = defineWorkflow({
-  name: "chain.transaction",
-  version: 2,
-  input: TransactionRequest,
-  output: TransactionResult,
-  services: LIFECYCLE_SERVICES,
-  run: (ctx, input) =>
-    runTransaction(ctx, input, {
-      fundRefusedBroadcasts: false,
-      explainBumps: false,
-      nonceWindow: false,
-      parkNonce: false,
-    }),
+export const chainTransactionV2 = transactionVersion(2, {
+  fundRefusedBroadcasts: false,
+  explainBumps: false,
+  nonceWindow: false,
+  parkNonce: false,
 });
 
 /**
@@ -204,6 +164,21 @@ interface LifecycleRules {
    * the entity's reply inside its turn, so a queued reservation holds no turn slot.
    */
   parkNonce: boolean;
+}
+
+/**
+ * A version of `chain.transaction` on today's request: the one lifecycle, with the rules that
+ * version journals by (what a version's journal holds must stay what its rules wrote).
+ */
+function transactionVersion(version: number, rules: LifecycleRules) {
+  return defineWorkflow({
+    name: "chain.transaction",
+    version,
+    input: TransactionRequest,
+    output: TransactionResult,
+    services: LIFECYCLE_SERVICES,
+    run: (ctx, input) => runTransaction(ctx, input, rules),
+  });
 }
 
 /**
