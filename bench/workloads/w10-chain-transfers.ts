@@ -3,12 +3,8 @@ import { createWalletClient, type Hex, http, publicActions } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { startAnvilProcess } from "../../scripts/dev-chain/anvil-process.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { startChainRunner } from "../lib/chain-runner.js";
 import { nowMs, sleep } from "../lib/concurrency.js";
-import { DeployedRole, untilShardsOwned } from "../lib/deployed-roles.js";
 import { measure, notMeasured, type SystemResult, type Workload, type WorkloadContext } from "./types.js";
 
 /** anvil's first two dev accounts (public keys of a public mnemonic): one sender per system. */
@@ -104,57 +100,38 @@ async function floorTransfers(url: string, transfers: number): Promise<SystemRes
 async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: number): Promise<SystemResult> {
   const databaseUrl = await ctx.env.freshDatabase("w10");
   const prefix = ctx.env.prefix("w10-tenor");
-  const runner = await DeployedRole.spawn({
-    role: "runner",
-    databaseUrl,
-    redisUrl: ctx.env.redisUrl,
-    prefix,
-    config: {
-      durable: {
-        sharding: { shardCount: SHARD_COUNT },
-        confirmationWatcher: { intervalMs: WATCH_MS },
-      },
-      chains: [
-        {
-          id: CHAIN_ID,
-          name: "bench",
-          rpcUrls: [url],
-          finality: { depth: 1 },
-          maxPendingPerSender: transfers,
+  const chain = await startChainRunner(
+    ctx,
+    {
+      databaseUrl,
+      prefix,
+      config: {
+        durable: {
+          sharding: { shardCount: SHARD_COUNT },
+          confirmationWatcher: { intervalMs: WATCH_MS },
         },
-      ],
-      signers: [{ id: "bench", kind: "local", orgId: "bench", privateKey: { env: SIGNER_KEY_ENV } }],
+        chains: [
+          {
+            id: CHAIN_ID,
+            name: "bench",
+            rpcUrls: [url],
+            finality: { depth: 1 },
+            maxPendingPerSender: transfers,
+          },
+        ],
+        signers: [{ id: "bench", kind: "local", orgId: "bench", privateKey: { env: SIGNER_KEY_ENV } }],
+      },
+      secrets: { [SIGNER_KEY_ENV]: SIGNER_KEY },
     },
-    secrets: { [SIGNER_KEY_ENV]: SIGNER_KEY },
-  });
-  try {
-    await untilShardsOwned([runner], SHARD_COUNT);
-  } catch (error) {
-    await runner.stop();
-    throw error;
-  }
-  // Imported here, not at the top: a workflow declared in this process makes the in-process
-  // runners of the other workloads refuse to start, and W10 runs last.
-  const { chainTransaction } = await import("../../src/chain/lifecycle/transaction-workflow.js");
-  const pool = ctx.env.pool(databaseUrl, 4);
-  const redis = createRedisConnection(ctx.env.redisUrl, "producer");
-  const executions = createExecutionClient({
-    pool,
-    redis,
-    prefix,
-    registry: new WorkflowRegistry([chainTransaction]),
-    logger: createLogger({ level: "error" }),
-  });
+    SHARD_COUNT,
+  );
+  const { runner, pool } = chain;
   try {
     const commitsBefore = await databaseCommits(pool);
     const begun = nowMs();
     await Promise.all(
       Array.from({ length: transfers }, () =>
-        executions.client.start({
-          workflow: chainTransaction.name,
-          input: { chainId: CHAIN_ID, signerId: "bench", to: RECIPIENT, valueWei: "1" },
-          orgId: "bench",
-        }),
+        chain.startTransfer({ chainId: CHAIN_ID, signerId: "bench", to: RECIPIENT, valueWei: "1" }),
       ),
     );
     const outcome = await settled(pool, transfers);
@@ -167,10 +144,7 @@ async function tenorTransfers(ctx: WorkloadContext, url: string, transfers: numb
       details: { wallMs, commitsPerTransfer: commits / transfers, ...(await runShape(pool)) },
     };
   } finally {
-    await executions.close().catch(() => undefined);
-    redis.disconnect();
-    await pool.end().catch(() => undefined);
-    await runner.stop();
+    await chain.close();
   }
 }
 

@@ -3,12 +3,8 @@ import { createPublicClient, createWalletClient, type Hex, http, publicActions, 
 import { mnemonicToAccount } from "viem/accounts";
 import { foundry } from "viem/chains";
 import { type AnvilProcess, startAnvilProcess } from "../../scripts/dev-chain/anvil-process.js";
-import { WorkflowRegistry } from "../../src/engine/registry.js";
-import { createLogger } from "../../src/observability/logger.js";
-import { createExecutionClient } from "../../src/roles/create-execution-client.js";
-import { createRedisConnection } from "../../src/transport/redis-connection.js";
+import { startChainRunner } from "../lib/chain-runner.js";
 import { forEachLimit, nowMs, pollUntil, sleep } from "../lib/concurrency.js";
-import { DeployedRole, untilShardsOwned } from "../lib/deployed-roles.js";
 import { measure, notMeasured, type SystemResult, type Workload, type WorkloadContext } from "./types.js";
 
 const CHAINS = [31_337, 31_338, 31_339, 31_340];
@@ -169,55 +165,41 @@ async function tenorTransfers(
   const secrets = Object.fromEntries(
     Array.from({ length: SENDERS }, (_, s) => [`BENCH_W17_SIGNER_${s}`, senderKey(s)]),
   );
-  const runner = await DeployedRole.spawn({
-    role: "runner",
-    databaseUrl,
-    redisUrl: ctx.env.redisUrl,
-    prefix,
-    config: {
-      durable: {
-        sharding: { shardCount: SHARD_COUNT },
-        confirmationWatcher: { intervalMs: WATCH_MS },
+  const chain = await startChainRunner(
+    ctx,
+    {
+      databaseUrl,
+      prefix,
+      config: {
+        durable: {
+          sharding: { shardCount: SHARD_COUNT },
+          confirmationWatcher: { intervalMs: WATCH_MS },
+        },
+        chains: CHAINS.map((id, c) => ({
+          id,
+          name: `bench-${c}`,
+          rpcUrls: [urls[c]],
+          finality: { depth: 1 },
+        })),
+        signers: Array.from({ length: SENDERS }, (_, s) => ({
+          id: `sender-${s}`,
+          kind: "local",
+          orgId: "bench",
+          privateKey: { env: `BENCH_W17_SIGNER_${s}` },
+        })),
       },
-      chains: CHAINS.map((id, c) => ({ id, name: `bench-${c}`, rpcUrls: [urls[c]], finality: { depth: 1 } })),
-      signers: Array.from({ length: SENDERS }, (_, s) => ({
-        id: `sender-${s}`,
-        kind: "local",
-        orgId: "bench",
-        privateKey: { env: `BENCH_W17_SIGNER_${s}` },
-      })),
+      secrets,
     },
-    secrets,
-  });
-  try {
-    await untilShardsOwned([runner], SHARD_COUNT);
-  } catch (error) {
-    await runner.stop();
-    throw error;
-  }
-  // Imported here, not at the top: a workflow declared in this process makes the in-process
-  // runners of the other workloads refuse to start, and the chain workloads run last.
-  const { chainTransaction } = await import("../../src/chain/lifecycle/transaction-workflow.js");
-  const pool = ctx.env.pool(databaseUrl, 4);
-  const redis = createRedisConnection(ctx.env.redisUrl, "producer");
-  const executions = createExecutionClient({
-    pool,
-    redis,
-    prefix,
-    registry: new WorkflowRegistry([chainTransaction]),
-    logger: createLogger({ level: "error" }),
-  });
+    SHARD_COUNT,
+  );
+  const { runner, pool } = chain;
   const total = CHAINS.length * SENDERS * perSender;
   try {
     const begun = nowMs();
     await Promise.all(
       CHAINS.flatMap((chainId) =>
         Array.from({ length: SENDERS * perSender }, (_, i) =>
-          executions.client.start({
-            workflow: chainTransaction.name,
-            input: { chainId, signerId: `sender-${i % SENDERS}`, to: RECIPIENT, valueWei: "1" },
-            orgId: "bench",
-          }),
+          chain.startTransfer({ chainId, signerId: `sender-${i % SENDERS}`, to: RECIPIENT, valueWei: "1" }),
         ),
       ),
     );
@@ -256,10 +238,7 @@ async function tenorTransfers(
       },
     };
   } finally {
-    await executions.close().catch(() => undefined);
-    redis.disconnect();
-    await pool.end().catch(() => undefined);
-    await runner.stop();
+    await chain.close();
   }
 }
 
