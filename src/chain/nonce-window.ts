@@ -1,7 +1,7 @@
 import type { Pool } from "pg";
 import type { ExecutionClient } from "../engine/execution-client.js";
 import { addressText } from "../values/address.js";
-import { nonceWindowWakeKey, storeNonceWindowWakes } from "./store/pg-nonce-window.js";
+import { storeNonceWindowWakes } from "./store/pg-nonce-window.js";
 
 /** The key of a sender's nonce window: the nonce entity's key, `<chainId>:<sender>`. */
 export function nonceWindowKey(chainId: number, sender: string): string {
@@ -31,7 +31,7 @@ export async function openNonceWindow(
       executionId: waiter.executionId,
       name: waiter.signal,
       payload: {},
-      idempotencyKey: nonceWindowWakeKey(waiter.executionId, waiter.signal),
+      idempotencyKey: waiter.idempotencyKey,
     })),
   );
   return waiters.length;

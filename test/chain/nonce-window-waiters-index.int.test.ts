@@ -101,6 +101,9 @@ describe("the nonce window's wakes", () => {
       `nonce-window:${oldest - 5 * SENDERS}`,
     ]);
     expect(stored).toBe(4);
+    // The wake that openNonceWindow sends names the row stored here: a repeat of its key, not a
+    // second signal.
+    for (const w of waiters) expect(w.idempotencyKey).toBe(`nonce-window:${w.executionId}:${w.signal}`);
   });
 
   it("skip a waiter whose wake is stored but not yet taken, so the next release wakes the next run", async () => {

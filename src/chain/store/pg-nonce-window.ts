@@ -5,15 +5,12 @@ export interface NonceWindowWaiter {
   executionId: string;
   /** The signal its wait consumes. */
   signal: string;
+  /** The stored wake's idempotency key (`nonce-window:<execution id>:<signal>`): one wake per wait. */
+  idempotencyKey: string;
 }
 
 /** A pool, or a client inside a transaction. */
 type Queryable = Pick<PoolClient, "query">;
-
-/** The idempotency key of the window wake of `executionId`'s wait on `signal`: one wake per wait. */
-export function nonceWindowWakeKey(executionId: string, signal: string): string {
-  return `nonce-window:${executionId}:${signal}`;
-}
 
 /**
  * Picks the runs waiting for the nonce window `$1` (`<chainId>:<sender>`) that nobody has woken,
@@ -30,7 +27,8 @@ export function nonceWindowWakeKey(executionId: string, signal: string): string 
  *   release at once). `FOR UPDATE OF e SKIP LOCKED` gives each concurrent release waiters of its
  *   own: a waiter another release is waking is locked until that release's statement commits.
  *
- * The idempotency key is `nonceWindowWakeKey`'s, built in SQL.
+ * Each wake's idempotency key, `nonce-window:<execution id>:<signal>` (one wake per wait), is built
+ * here alone and returned, so the caller's wake names the row this statement stored.
  */
 const STORE_NONCE_WINDOW_WAKES_SQL = `
   WITH picked AS (
@@ -49,18 +47,20 @@ const STORE_NONCE_WINDOW_WAKES_SQL = `
   INSERT INTO signals (execution_id, name, payload, idempotency_key)
   SELECT id, signal, '{}'::jsonb, 'nonce-window:' || id || ':' || signal FROM picked
   ON CONFLICT (execution_id, idempotency_key) DO NOTHING
-  RETURNING execution_id AS id, name AS signal`;
+  RETURNING execution_id AS id, name AS signal, idempotency_key`;
 
 /**
  * Stores the wake signals of up to `limit` runs waiting for the nonce window `key` and returns
- * them (STORE_NONCE_WINDOW_WAKES_SQL); the caller wakes their jobs. Each signal's idempotency key
- * is `nonceWindowWakeKey`.
+ * them with their idempotency keys (STORE_NONCE_WINDOW_WAKES_SQL); the caller wakes their jobs.
  */
 export async function storeNonceWindowWakes(
   db: Queryable,
   key: string,
   limit: number,
 ): Promise<NonceWindowWaiter[]> {
-  const { rows } = await db.query<{ id: string; signal: string }>(STORE_NONCE_WINDOW_WAKES_SQL, [key, limit]);
-  return rows.map((r) => ({ executionId: r.id, signal: r.signal }));
+  const { rows } = await db.query<{ id: string; signal: string; idempotency_key: string }>(
+    STORE_NONCE_WINDOW_WAKES_SQL,
+    [key, limit],
+  );
+  return rows.map((r) => ({ executionId: r.id, signal: r.signal, idempotencyKey: r.idempotency_key }));
 }
